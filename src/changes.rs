@@ -1,0 +1,190 @@
+//! Which skills a set of file changes touches, and how: added, modified, deleted or renamed.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::discover::{SkillDir, owner};
+use crate::git::FileChange;
+
+/// How a gated skill changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum ChangeKind {
+    Added,
+    Modified,
+    Deleted,
+    /// The skill's directory moved; `from` is its old directory.
+    Renamed {
+        from: String,
+    },
+    /// Gated with `--all`: not compared with anything.
+    Unchanged,
+}
+
+impl ChangeKind {
+    pub fn label(&self) -> &'static str {
+        match self {
+            Self::Added => "added",
+            Self::Modified => "modified",
+            Self::Deleted => "deleted",
+            Self::Renamed { .. } => "renamed",
+            Self::Unchanged => "unchanged",
+        }
+    }
+}
+
+/// A skill to gate: where it is (its old place when deleted) and how it changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SkillChange {
+    pub skill: SkillDir,
+    pub kind: ChangeKind,
+}
+
+/// Map file changes to the skills that own them. A file belongs to its nearest enclosing skill:
+/// new paths to the skills of the head, old paths to the skills of the base.
+pub fn skill_changes(head: &[SkillDir], base: &[SkillDir], files: &[FileChange]) -> Vec<SkillChange> {
+    // head dir → base dir, when the skill file itself was renamed.
+    let mut renamed_from: BTreeMap<&str, &str> = BTreeMap::new();
+    for change in files {
+        if let FileChange::Renamed { from, to } = change {
+            let old = base.iter().find(|s| s.skill_file_path() == *from);
+            let new = head.iter().find(|s| s.skill_file_path() == *to);
+            if let (Some(old), Some(new)) = (old, new)
+                && old.dir != new.dir
+                && !head.iter().any(|s| s.dir == old.dir)
+            {
+                renamed_from.insert(new.dir.as_str(), old.dir.as_str());
+            }
+        }
+    }
+
+    let mut touched_head: BTreeMap<&str, &SkillDir> = BTreeMap::new();
+    let mut touched_base: BTreeMap<&str, &SkillDir> = BTreeMap::new();
+    for change in files {
+        let (new_path, old_path) = match change {
+            FileChange::Added(p) => (Some(p), None),
+            FileChange::Modified(p) => (Some(p), Some(p)),
+            FileChange::Deleted(p) => (None, Some(p)),
+            FileChange::Renamed { from, to } => (Some(to), Some(from)),
+        };
+        if let Some(skill) = new_path.and_then(|p| owner(head, p)) {
+            touched_head.insert(&skill.dir, skill);
+        }
+        if let Some(skill) = old_path.and_then(|p| owner(base, p)) {
+            touched_base.insert(&skill.dir, skill);
+        }
+    }
+
+    let mut out = Vec::new();
+    for skill in head {
+        let touched = touched_head.contains_key(skill.dir.as_str())
+            || touched_base.contains_key(skill.dir.as_str());
+        if !touched {
+            continue;
+        }
+        let kind = if let Some(from) = renamed_from.get(skill.dir.as_str()) {
+            ChangeKind::Renamed {
+                from: (*from).to_owned(),
+            }
+        } else if base.iter().any(|b| b.dir == skill.dir) {
+            ChangeKind::Modified
+        } else {
+            ChangeKind::Added
+        };
+        out.push(SkillChange {
+            skill: skill.clone(),
+            kind,
+        });
+    }
+    let rename_sources: Vec<&str> = renamed_from.values().copied().collect();
+    for (dir, skill) in touched_base {
+        if head.iter().any(|h| h.dir == dir) || rename_sources.contains(&dir) {
+            continue;
+        }
+        out.push(SkillChange {
+            skill: skill.clone(),
+            kind: ChangeKind::Deleted,
+        });
+    }
+    out.sort_by(|a, b| a.skill.dir.cmp(&b.skill.dir));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skill(dir: &str) -> SkillDir {
+        SkillDir {
+            dir: dir.to_owned(),
+            skill_file: "SKILL.md".to_owned(),
+        }
+    }
+
+    fn kinds(changes: &[SkillChange]) -> Vec<(&str, ChangeKind)> {
+        changes.iter().map(|c| (c.skill.dir.as_str(), c.kind.clone())).collect()
+    }
+
+    #[test]
+    fn modified_added_deleted_and_untouched() {
+        let base = vec![skill("s/a"), skill("s/b"), skill("s/gone")];
+        let head = vec![skill("s/a"), skill("s/b"), skill("s/new")];
+        let files = vec![
+            FileChange::Modified("s/a/run.sh".into()),
+            FileChange::Added("s/new/SKILL.md".into()),
+            FileChange::Deleted("s/gone/SKILL.md".into()),
+            FileChange::Deleted("s/gone/run.sh".into()),
+            FileChange::Modified("README.md".into()),
+        ];
+        assert_eq!(
+            kinds(&skill_changes(&head, &base, &files)),
+            vec![
+                ("s/a", ChangeKind::Modified),
+                ("s/gone", ChangeKind::Deleted),
+                ("s/new", ChangeKind::Added),
+            ]
+        );
+    }
+
+    #[test]
+    fn renamed_skill_keeps_its_old_directory() {
+        let base = vec![skill("s/old")];
+        let head = vec![skill("s/new")];
+        let files = vec![
+            FileChange::Renamed { from: "s/old/SKILL.md".into(), to: "s/new/SKILL.md".into() },
+            FileChange::Renamed { from: "s/old/run.sh".into(), to: "s/new/run.sh".into() },
+        ];
+        assert_eq!(
+            kinds(&skill_changes(&head, &base, &files)),
+            vec![("s/new", ChangeKind::Renamed { from: "s/old".into() })]
+        );
+    }
+
+    #[test]
+    fn nested_skills_own_their_files() {
+        let skills = vec![skill("s/pdf"), skill("s/pdf/lib/inner")];
+        let files = vec![FileChange::Modified("s/pdf/lib/inner/x.py".into())];
+        assert_eq!(
+            kinds(&skill_changes(&skills, &skills, &files)),
+            vec![("s/pdf/lib/inner", ChangeKind::Modified)]
+        );
+    }
+
+    #[test]
+    fn a_file_moved_between_skills_touches_both() {
+        let skills = vec![skill("s/a"), skill("s/b")];
+        let files = vec![FileChange::Renamed { from: "s/a/util.sh".into(), to: "s/b/util.sh".into() }];
+        assert_eq!(
+            kinds(&skill_changes(&skills, &skills, &files)),
+            vec![("s/a", ChangeKind::Modified), ("s/b", ChangeKind::Modified)]
+        );
+    }
+
+    #[test]
+    fn removing_only_the_skill_file_deletes_the_skill() {
+        let base = vec![skill("s/a")];
+        let files = vec![FileChange::Deleted("s/a/SKILL.md".into())];
+        assert_eq!(kinds(&skill_changes(&[], &base, &files)), vec![("s/a", ChangeKind::Deleted)]);
+    }
+}

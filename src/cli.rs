@@ -1,0 +1,86 @@
+//! The command line: one `Command` enum, argument groups flattened into it.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "skillgate",
+    version,
+    about = "A test-driven gate for agent skills: run each changed skill's tests, decide auto / escalate / human, record it.",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Gate the skills that changed (or all of them): run their suites, decide, record, report.
+    Check(CheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The repository (or plain directory) holding the skills.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub repo: PathBuf,
+
+    /// Base revision: skills whose files changed since it are gated
+    /// [default: the merge-base with the default branch].
+    #[arg(long, value_name = "REV", conflicts_with = "all")]
+    pub base: Option<String>,
+
+    /// Head revision; must be the checked-out commit [default: the working tree].
+    #[arg(long, value_name = "REV", conflicts_with = "all")]
+    pub head: Option<String>,
+
+    /// Gate every skill, changed or not; works in a directory without git.
+    #[arg(long)]
+    pub all: bool,
+
+    /// Gate only the skill with this name (repeatable).
+    #[arg(long = "skill", value_name = "NAME")]
+    pub skills: Vec<String>,
+
+    /// The config file [default: .skillgate.toml in the repository, if present].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// The audit database [default: .skillgate/skills.db in the repository].
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
+
+    /// Write the results document (JSON, schema skillgate.results/1) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+
+    /// How to print the verdict on stdout.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+
+    /// Suites run at once [default: config `runner.jobs`, else the number of cores].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
+
+    /// Which outcomes make the process fail: `review` (exit 3 or 4), `correction` (exit 4 only)
+    /// or `never` (always 0 once a verdict is reached).
+    #[arg(long, value_enum, default_value_t = FailOn::Review)]
+    pub fail_on: FailOn,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    Markdown,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    Review,
+    Correction,
+    Never,
+}

@@ -1,0 +1,692 @@
+//! `skillgate check`: discover → run → read → decide → record → render, on a local checkout.
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use crate::changes::{ChangeKind, SkillChange, skill_changes};
+use crate::cli::{CheckArgs, OutputFormat};
+use crate::config::Config;
+use crate::coverage::{self, Coverage};
+use crate::discover::{Layout, SkillDir, Tree, skill_files};
+use crate::error::Error;
+use crate::gate::{CoverageReport, GateRun, RunInfo, SCHEMA, SkillResult, SuiteReport, TestResults, Tool};
+use crate::git::Git;
+use crate::policy::decide;
+use crate::render;
+use crate::results::{self, TestCase, TestRun};
+use crate::runner::{self, Finished, Job};
+use crate::signals::{CoverageSignal, Signals, SuiteSignal, TestCounts};
+use crate::skill::{self, Finding, Severity, SkillMeta};
+use crate::store::Store;
+use crate::suite::{self, Resolution, Suite};
+
+/// What the binary prints and how it exits.
+#[derive(Debug)]
+pub struct Outcome {
+    pub stdout: String,
+    pub warnings: Vec<String>,
+    pub exit_code: u8,
+}
+
+/// The skills to gate and the revisions they were compared between.
+struct Scope {
+    changes: Vec<SkillChange>,
+    base: Option<String>,
+    head: Option<String>,
+    dirty: bool,
+    /// For reading deleted skills' files at the base.
+    base_reader: Option<BaseReader>,
+}
+
+/// Reads files as they were at the base commit.
+struct BaseReader {
+    git: Git,
+    base: String,
+    /// `--repo` relative to the top of the git repository (empty at the top).
+    prefix: String,
+}
+
+impl BaseReader {
+    fn read(&self, path: &str) -> Option<String> {
+        let full = if self.prefix.is_empty() { path.to_owned() } else { format!("{}/{path}", self.prefix) };
+        self.git.read_file_at(&self.base, &full).ok().flatten()
+    }
+}
+
+/// A skill read from disk, ready to run.
+struct Prepared {
+    change: SkillChange,
+    name: String,
+    meta: SkillMeta,
+    lint: Vec<Finding>,
+    content_hash: Option<String>,
+    resolution: Resolution,
+}
+
+pub fn run(args: &CheckArgs) -> Result<Outcome, Error> {
+    let started_at = now();
+    let repo = open_repo(&args.repo)?;
+    let config = Config::load(&repo, args.config.as_deref())?;
+    let layout = Layout::new(&config.skills);
+    let tree = layout
+        .find_skills(&repo)
+        .map_err(|err| Error::io("search for skills in", &repo, err))?;
+    let scope = select(args, &repo, &layout, &tree)?;
+    let mut warnings: Vec<String> = Vec::new();
+    if scope.dirty {
+        warnings.push("the working tree has uncommitted changes: they are tested as they are".to_owned());
+    }
+
+    let db_path = args
+        .db
+        .clone()
+        .unwrap_or_else(|| repo.join(".skillgate").join("skills.db"));
+    // Open (and migrate, or refuse) the audit trail before spending minutes on suites.
+    let mut store = Store::open(&db_path)?;
+
+    let mut prepared: Vec<Prepared> = scope
+        .changes
+        .iter()
+        .map(|change| prepare(&repo, &tree, change, scope.base_reader.as_ref()))
+        .collect::<Result<_, _>>()?;
+    flag_duplicate_names(&mut prepared);
+
+    let workspace = tempfile::Builder::new()
+        .prefix("skillgate-")
+        .tempdir()
+        .map_err(|err| Error::io("create a workspace in", std::env::temp_dir(), err))?;
+    let jobs: Vec<(usize, Job)> = prepared
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| match &p.resolution {
+            Resolution::Found(suite) if p.change.kind != ChangeKind::Deleted => {
+                Some((i, job(&repo, workspace.path(), i, &p.change.skill, suite)))
+            }
+            _ => None,
+        })
+        .collect();
+    let settings = runner::Settings {
+        jobs: args
+            .jobs
+            .or(config.runner.jobs)
+            .map(usize::from)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        timeout: config.runner.timeout,
+        output_cap: config.runner.output_cap,
+        env: runner::scrubbed_env(std::env::vars_os(), &config.runner.secret_env, &config.runner.env_allow),
+    };
+    let finished = runner::run_all(jobs.iter().map(|(_, j)| j.clone()).collect(), &settings)?;
+    let mut outcomes: Vec<Option<(&Job, Finished)>> = vec![None; prepared.len()];
+    for ((index, job), done) in jobs.iter().zip(finished) {
+        outcomes[*index] = Some((job, done));
+    }
+
+    let finished_at = now();
+    let mut skills = Vec::with_capacity(prepared.len());
+    for (p, outcome) in prepared.into_iter().zip(outcomes) {
+        let previous = store.previous_coverage(&p.name)?;
+        skills.push(assess(&repo, p, outcome, &config, &settings, &finished_at, previous, &mut warnings));
+    }
+    let run = GateRun {
+        schema: SCHEMA.to_owned(),
+        tool: Tool::default(),
+        run: run_info(&repo, &scope, args.all, started_at, finished_at),
+        summary: GateRun::summarize(&skills),
+        findings: tree.findings,
+        skills,
+    };
+    store.record(&run)?;
+    if let Some(out) = &args.out {
+        write_atomically(out, render::json(&run).as_bytes())?;
+    }
+    let stdout = match args.format {
+        OutputFormat::Text => render::text(&run),
+        OutputFormat::Markdown => render::markdown(&run),
+        OutputFormat::Json => render::json(&run),
+    };
+    Ok(Outcome {
+        stdout,
+        warnings,
+        exit_code: run.exit_code(args.fail_on),
+    })
+}
+
+fn open_repo(path: &Path) -> Result<PathBuf, Error> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => path
+            .canonicalize()
+            .map_err(|err| Error::io("resolve", path, err)),
+        Ok(_) => Err(Error::usage(
+            format!("--repo {} is not a directory", path.display()),
+            None,
+        )),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Err(Error::usage(
+            format!("--repo {} does not exist", path.display()),
+            None,
+        )),
+        Err(err) => Err(Error::io("read", path, err)),
+    }
+}
+
+/// Which skills to gate: all of them, or those changed between base and head; then `--skill`.
+fn select(args: &CheckArgs, repo: &Path, layout: &Layout<'_>, tree: &Tree) -> Result<Scope, Error> {
+    let mut scope = if args.all {
+        let git = Git::open(repo).ok();
+        let head = git.as_ref().and_then(|g| g.head().ok().flatten());
+        let dirty = head.is_some() && git.as_ref().is_some_and(|g| g.is_dirty().unwrap_or(false));
+        Scope {
+            changes: tree
+                .skills
+                .iter()
+                .map(|s| SkillChange {
+                    skill: s.clone(),
+                    kind: ChangeKind::Unchanged,
+                })
+                .collect(),
+            base: None,
+            head,
+            dirty,
+            base_reader: None,
+        }
+    } else {
+        changed(args, repo, layout, tree)?
+    };
+    if !args.skills.is_empty() {
+        let mut picked = Vec::new();
+        for name in &args.skills {
+            let found = scope
+                .changes
+                .iter()
+                .find(|c| c.skill.dir_name() == name)
+                .cloned()
+                .or_else(|| {
+                    tree.skills.iter().find(|s| s.dir_name() == name).map(|s| SkillChange {
+                        skill: s.clone(),
+                        kind: ChangeKind::Unchanged,
+                    })
+                });
+            match found {
+                Some(change) => picked.push(change),
+                None => {
+                    let known: Vec<&str> = tree.skills.iter().map(SkillDir::dir_name).collect();
+                    return Err(Error::usage(
+                        format!("no skill named `{name}` in {}", repo.display()),
+                        Some(&format!("skills found: {}", if known.is_empty() { "none".to_owned() } else { known.join(", ") })),
+                    ));
+                }
+            }
+        }
+        picked.dedup_by(|a, b| a.skill == b.skill);
+        scope.changes = picked;
+    }
+    Ok(scope)
+}
+
+fn changed(args: &CheckArgs, repo: &Path, layout: &Layout<'_>, tree: &Tree) -> Result<Scope, Error> {
+    let git = Git::open(repo)?;
+    let Some(checked_out) = git.head()? else {
+        return Err(Error::usage(
+            format!("{} has no commits yet, so nothing changed", repo.display()),
+            Some("commit the skills first, or use --all to gate every skill as it is"),
+        ));
+    };
+    // Paths from git are relative to the top of the repository; skills to `--repo`.
+    let top = git
+        .toplevel()
+        .canonicalize()
+        .map_err(|err| Error::io("resolve", git.toplevel(), err))?;
+    let prefix = repo
+        .strip_prefix(&top)
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .unwrap_or_default();
+    let head = match &args.head {
+        Some(rev) => {
+            let sha = git.resolve(rev)?;
+            if sha != checked_out {
+                return Err(Error::usage(
+                    format!("--head {rev} ({}) is not the checked-out commit ({})", short(&sha), short(&checked_out)),
+                    Some("check out the head revision first: suites run from the working tree"),
+                ));
+            }
+            Some(sha)
+        }
+        None => None,
+    };
+    let base = match &args.base {
+        Some(rev) => git.resolve(rev)?,
+        None => git.default_base()?.ok_or_else(|| {
+            Error::usage(
+                "no base revision: there is no default branch to compare with",
+                Some("pass --base REV, or --all to gate every skill"),
+            )
+        })?,
+    };
+    let dirty = head.is_none() && git.is_dirty()?;
+    let files: Vec<_> = git
+        .changes(&base, head.as_deref())?
+        .into_iter()
+        .filter_map(|change| relative_change(change, &prefix))
+        .collect();
+    let base_files = git.files_at(&base)?;
+    let base_skills = layout.skills_in_paths(base_files.iter().filter_map(|p| strip(p, &prefix)));
+    let changes = skill_changes(&tree.skills, &base_skills, &files);
+    Ok(Scope {
+        changes,
+        base: Some(base.clone()),
+        head: Some(checked_out),
+        dirty,
+        base_reader: Some(BaseReader { git, base, prefix }),
+    })
+}
+
+fn short(sha: &str) -> &str {
+    sha.get(..12).unwrap_or(sha)
+}
+
+fn strip<'p>(path: &'p str, prefix: &str) -> Option<&'p str> {
+    if prefix.is_empty() {
+        Some(path)
+    } else {
+        path.strip_prefix(prefix)?.strip_prefix('/')
+    }
+}
+
+fn relative_change(change: crate::git::FileChange, prefix: &str) -> Option<crate::git::FileChange> {
+    use crate::git::FileChange as F;
+    let s = |p: &str| strip(p, prefix).map(str::to_owned);
+    Some(match change {
+        F::Added(p) => F::Added(s(&p)?),
+        F::Modified(p) => F::Modified(s(&p)?),
+        F::Deleted(p) => F::Deleted(s(&p)?),
+        F::Renamed { from, to } => match (s(&from), s(&to)) {
+            (Some(from), Some(to)) => F::Renamed { from, to },
+            (None, Some(to)) => F::Added(to),
+            (Some(from), None) => F::Deleted(from),
+            (None, None) => return None,
+        },
+    })
+}
+
+/// Read a skill's `SKILL.md`, lint it, hash it and find its suite.
+fn prepare(repo: &Path, tree: &Tree, change: &SkillChange, base: Option<&BaseReader>) -> Result<Prepared, Error> {
+    let skill = &change.skill;
+    let file = skill.skill_file_path();
+    if change.kind == ChangeKind::Deleted {
+        // The skill is gone from the working tree: its last frontmatter is at the base.
+        let text = base.and_then(|b| b.read(&file));
+        let meta = text
+            .map(|t| skill::read_meta(&t, &file, skill.dir_name()).0)
+            .unwrap_or_default();
+        return Ok(Prepared {
+            change: change.clone(),
+            name: skill.dir_name().to_owned(),
+            meta,
+            lint: Vec::new(),
+            content_hash: None,
+            resolution: Resolution::None,
+        });
+    }
+    let dir = repo.join(&skill.dir);
+    let skill_path = dir.join(&skill.skill_file);
+    let (meta, mut lint) = match read_skill_file(&skill_path) {
+        Ok(text) => skill::read_meta(&text, &file, skill.dir_name()),
+        Err(message) => (
+            SkillMeta::default(),
+            vec![Finding::error("skill-file-unreadable", &file, None, message)],
+        ),
+    };
+    let files = skill_files(repo, skill, &tree.skills).map_err(|err| Error::io("list the files of", &dir, err))?;
+    let content_hash =
+        skill::content_hash(&dir, &files).map_err(|err| Error::io("hash the files of", &dir, err))?;
+    let resolution = suite::resolve(&dir, repo, &meta, &files);
+    if let Resolution::Unavailable { reason, .. } = &resolution
+        && reason.contains("outside the repository")
+    {
+        lint.push(Finding::error("path-escape", &file, None, reason.clone()));
+    }
+    let name = meta
+        .name
+        .clone()
+        .filter(|n| skill::name_problem(n).is_none())
+        .unwrap_or_else(|| skill.dir_name().to_owned());
+    Ok(Prepared {
+        change: change.clone(),
+        name,
+        meta,
+        lint,
+        content_hash: Some(content_hash),
+        resolution,
+    })
+}
+
+fn read_skill_file(path: &Path) -> Result<String, String> {
+    let meta = std::fs::metadata(path).map_err(|err| format!("cannot read SKILL.md: {err}"))?;
+    if meta.len() > skill::MAX_SKILL_FILE_BYTES {
+        return Err(format!(
+            "SKILL.md is {} bytes, over the {} byte limit",
+            meta.len(),
+            skill::MAX_SKILL_FILE_BYTES
+        ));
+    }
+    let bytes = std::fs::read(path).map_err(|err| format!("cannot read SKILL.md: {err}"))?;
+    String::from_utf8(bytes).map_err(|err| format!("SKILL.md is not UTF-8 (byte {})", err.utf8_error().valid_up_to()))
+}
+
+/// Two skills may not share a name: the audit trail keys skills by it.
+fn flag_duplicate_names(prepared: &mut [Prepared]) {
+    for i in 1..prepared.len() {
+        let (before, rest) = prepared.split_at_mut(i);
+        let current = &mut rest[0];
+        if let Some(first) = before.iter().find(|p| p.name == current.name) {
+            let message = format!("another skill has the name `{}`: {}", current.name, first.change.skill.dir);
+            let file = current.change.skill.skill_file_path();
+            current.lint.push(Finding::error("name-duplicate", &file, None, message));
+        }
+    }
+}
+
+fn job(repo: &Path, workspace: &Path, index: usize, skill: &SkillDir, suite: &Suite) -> Job {
+    let base = workspace.join(format!("{index:04}"));
+    Job {
+        program: suite.program.clone(),
+        args: suite.args.clone(),
+        cwd: repo.join(&skill.dir),
+        report_dir: base.join("reports"),
+        stdout: base.join("stdout.log"),
+        stderr: base.join("stderr.log"),
+    }
+}
+
+/// Read what a suite left behind, build the signals, decide.
+#[expect(clippy::too_many_arguments, reason = "one call site; a struct would only rename them")]
+fn assess(
+    repo: &Path,
+    p: Prepared,
+    outcome: Option<(&Job, Finished)>,
+    config: &Config,
+    settings: &runner::Settings,
+    timestamp: &str,
+    previous_coverage: Option<f64>,
+    warnings: &mut Vec<String>,
+) -> SkillResult {
+    let skill_dir = repo.join(&p.change.skill.dir);
+    let mut lint = p.lint;
+    let (suite_signal, suite_report, run, measured) = match (&p.resolution, outcome) {
+        (_, _) if p.change.kind == ChangeKind::Deleted => (SuiteSignal::NotApplicable, None, None, None),
+        (Resolution::Found(suite), Some((job, done))) => {
+            let (run, measured, sources) = read_results(repo, &skill_dir, &p.meta, job, &done, settings, &mut lint, warnings);
+            let report = SuiteReport {
+                suite: Some(suite.clone()),
+                outcome: done.describe(settings.timeout),
+                exit_code: done.exit_code,
+                timed_out: done.timed_out,
+                duration_ms: u64::try_from(done.duration.as_millis()).unwrap_or(u64::MAX),
+                results_from: sources,
+            };
+            (SuiteSignal::Ran, Some(report), Some(run), measured)
+        }
+        (Resolution::Unavailable { suite, reason }, _) => (
+            SuiteSignal::Unavailable { reason: reason.clone() },
+            Some(SuiteReport {
+                suite: suite.clone(),
+                outcome: format!("not run: {reason}"),
+                exit_code: None,
+                timed_out: false,
+                duration_ms: 0,
+                results_from: Vec::new(),
+            }),
+            None,
+            None,
+        ),
+        _ => (SuiteSignal::Missing, None, None, None),
+    };
+    let coverage = match (&measured, p.meta.test_coverage) {
+        (Some(c), _) if c.ratio().is_some() => CoverageSignal::Measured {
+            ratio: c.ratio().unwrap_or(0.0),
+            format: c.format.as_str().to_owned(),
+        },
+        (_, Some(ratio)) => CoverageSignal::Declared { ratio },
+        _ => CoverageSignal::Unknown,
+    };
+    let coverage_report = match &coverage {
+        CoverageSignal::Measured { ratio, format } => Some(CoverageReport {
+            ratio: *ratio,
+            source: "measured".to_owned(),
+            format: Some(format.clone()),
+            lines_covered: measured.as_ref().map(|c| c.lines_covered),
+            lines_total: measured.as_ref().map(|c| c.lines_total),
+        }),
+        CoverageSignal::Declared { ratio } => Some(CoverageReport {
+            ratio: *ratio,
+            source: "declared".to_owned(),
+            format: None,
+            lines_covered: None,
+            lines_total: None,
+        }),
+        CoverageSignal::Unknown => None,
+    };
+    let coverage_delta = match (coverage.ratio(), previous_coverage) {
+        (Some(now), Some(before)) => Some(((now - before) * 1000.0).round() / 10.0),
+        _ => None,
+    };
+    let tests = run.as_ref().map(|run| {
+        let duration = suite_report.as_ref().map_or(0, |s| s.duration_ms);
+        TestResults::from_run(run, duration, timestamp, coverage.ratio(), coverage_delta)
+    });
+    let signals = Signals {
+        change: p.change.kind.clone(),
+        lint_errors: lint
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .map(|f| format!("{}: {}", f.location(), f.message))
+            .collect(),
+        suite: suite_signal,
+        tests: run.as_ref().map(|r| TestCounts {
+            passed: r.passed,
+            failed: r.failed,
+            skipped: r.skipped,
+        }),
+        coverage,
+        declared_risk: p.meta.risk_score,
+        declared_approval_level: p.meta.approval_level,
+        required_pass_rate: p
+            .meta
+            .required_test_pass_rate
+            .unwrap_or(config.policy.required_test_pass_rate),
+    };
+    let decision = decide(&signals, &config.policy);
+    SkillResult {
+        name: p.name,
+        dir: p.change.skill.dir.clone(),
+        skill_file: p.change.skill.skill_file.clone(),
+        change: p.change.kind,
+        content_hash: p.content_hash,
+        version: p.meta.version,
+        category: p.meta.category,
+        owner: p.meta.owner,
+        team: p.meta.team,
+        tags: p.meta.tags,
+        generated_by: p.meta.generated_by,
+        phase4_pattern_id: p.meta.phase4_pattern_id,
+        lint,
+        suite: suite_report,
+        tests,
+        coverage: coverage_report,
+        signals,
+        decision,
+    }
+}
+
+/// The suite's results: report files first (its report directory, then declared globs), then
+/// its output, then its exit code. Coverage from the same files.
+#[expect(clippy::too_many_arguments, reason = "one call site; a struct would only rename them")]
+fn read_results(
+    repo: &Path,
+    skill_dir: &Path,
+    meta: &SkillMeta,
+    job: &Job,
+    done: &Finished,
+    settings: &runner::Settings,
+    lint: &mut Vec<Finding>,
+    warnings: &mut Vec<String>,
+) -> (TestRun, Option<Coverage>, Vec<String>) {
+    let mut files = list_files(&job.report_dir);
+    for glob in [&meta.test_report, &meta.coverage_report].into_iter().flatten() {
+        match declared_reports(repo, skill_dir, glob) {
+            Ok(found) => files.extend(found),
+            Err(message) => lint.push(Finding::error(
+                "path-escape",
+                &format!("{}/SKILL.md", skill_dir.strip_prefix(repo).unwrap_or(skill_dir).display()),
+                None,
+                message,
+            )),
+        }
+    }
+    files.sort();
+    files.dedup();
+    let mut run: Option<TestRun> = None;
+    let mut coverage: Option<Coverage> = None;
+    let mut sources = Vec::new();
+    for file in &files {
+        let name = file
+            .strip_prefix(&job.report_dir)
+            .or_else(|_| file.strip_prefix(skill_dir))
+            .unwrap_or(file)
+            .display()
+            .to_string();
+        match results::read_report_file(file) {
+            Ok(Some(found)) => {
+                sources.push(name);
+                match &mut run {
+                    Some(run) => run.merge(found),
+                    None => run = Some(found),
+                }
+                continue;
+            }
+            Ok(None) => {}
+            Err(err) => {
+                warnings.push(err.to_string());
+                continue;
+            }
+        }
+        match coverage::read_coverage_file(file) {
+            Ok(Some(found)) => {
+                coverage = Some(match coverage.take() {
+                    Some(mut so_far) => {
+                        so_far.lines_covered += found.lines_covered;
+                        so_far.lines_total += found.lines_total;
+                        so_far
+                    }
+                    None => found,
+                });
+            }
+            Ok(None) => {}
+            Err(err) => warnings.push(err.to_string()),
+        }
+    }
+    let mut run = match run {
+        Some(run) => run,
+        None => match results::read_output(&job.stdout, &job.stderr) {
+            Ok(Some(run)) => {
+                sources.push("output".to_owned());
+                run
+            }
+            Ok(None) => {
+                sources.push("exit code".to_owned());
+                results::from_exit_code(done.exit_code, Some(&done.describe(settings.timeout)))
+            }
+            Err(err) => {
+                warnings.push(err.to_string());
+                sources.push("exit code".to_owned());
+                results::from_exit_code(done.exit_code, Some(&done.describe(settings.timeout)))
+            }
+        },
+    };
+    // A suite that timed out, crashed or exited non-zero failed, even if every test it reported
+    // passed: say so as a failed case rather than trust a partial report.
+    let from_exit_code = sources.last().is_some_and(|s| s == "exit code");
+    let suite_failed = done.timed_out || done.spawn_error.is_some() || done.exit_code != Some(0);
+    if suite_failed && !from_exit_code && (run.failed == 0 || done.timed_out) {
+        run.record(TestCase::failed(
+            "suite exit status",
+            Some(format!("the suite ended with {}", done.describe(settings.timeout))),
+        ));
+    }
+    (run, coverage, sources)
+}
+
+fn list_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        for entry in entries.filter_map(Result::ok) {
+            let Ok(file_type) = entry.file_type() else { continue };
+            if file_type.is_dir() {
+                stack.push(entry.path());
+            } else if file_type.is_file() {
+                out.push(entry.path());
+            }
+        }
+    }
+    out
+}
+
+/// Files a skill's `test-report`/`coverage-report` glob names, confined to the repository.
+fn declared_reports(repo: &Path, skill_dir: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
+    if pattern.starts_with('/') || pattern.split('/').any(|s| s == "..") {
+        return Err(format!("report path `{pattern}` leaves the skill directory; refused"));
+    }
+    let mut found = Vec::new();
+    for file in list_files(skill_dir) {
+        let Ok(rel) = file.strip_prefix(skill_dir) else { continue };
+        if !crate::glob::matches(pattern, &rel.to_string_lossy()) {
+            continue;
+        }
+        match file.canonicalize() {
+            Ok(real) if real.starts_with(repo) => found.push(file),
+            Ok(real) => {
+                return Err(format!(
+                    "report `{}` resolves outside the repository (to {}); refused",
+                    rel.display(),
+                    real.display()
+                ));
+            }
+            Err(_) => {}
+        }
+    }
+    Ok(found)
+}
+
+fn run_info(repo: &Path, scope: &Scope, all: bool, started_at: String, finished_at: String) -> RunInfo {
+    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+    RunInfo {
+        repository: env("GITHUB_REPOSITORY").unwrap_or_else(|| {
+            repo.file_name()
+                .map_or_else(|| "local".to_owned(), |n| n.to_string_lossy().into_owned())
+        }),
+        pull_request: None,
+        base: scope.base.clone(),
+        head: scope.head.clone(),
+        dirty: scope.dirty,
+        event: env("GITHUB_EVENT_NAME").unwrap_or_else(|| "local".to_owned()),
+        run_id: env("GITHUB_RUN_ID"),
+        run_attempt: env("GITHUB_RUN_ATTEMPT").and_then(|a| a.parse().ok()).unwrap_or(1),
+        scope: if all { "all" } else { "changed" }.to_owned(),
+        started_at,
+        finished_at,
+    }
+}
+
+fn now() -> String {
+    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
+}
+
+/// Write to a sibling temporary file, then rename: a reader never sees half a document.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|err| Error::io("write", path, err))?;
+    std::io::Write::write_all(&mut tmp, bytes).map_err(|err| Error::io("write", path, err))?;
+    tmp.persist(path).map_err(|err| Error::io("write", path, err.error))?;
+    Ok(())
+}

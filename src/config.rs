@@ -1,0 +1,457 @@
+//! `.skillgate.toml` → a typed [`Config`] whose defaults are the seed's numbers.
+//!
+//! Every key is optional. An unknown key, a wrong type or a value out of range is an error that
+//! names the key and its line.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Deserializer};
+
+/// The file looked for at the repository root.
+pub const FILE_NAME: &str = ".skillgate.toml";
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Config {
+    pub skills: SkillsConfig,
+    pub runner: RunnerConfig,
+    pub policy: PolicyConfig,
+}
+
+/// `[skills]`: where skills live.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct SkillsConfig {
+    /// Skill roots, relative to the repository; `**/` matches at any depth.
+    pub roots: Vec<String>,
+    /// Paths (globs) never searched for skills.
+    pub ignore: Vec<String>,
+}
+
+impl Default for SkillsConfig {
+    fn default() -> Self {
+        Self {
+            roots: vec![
+                ".claude/skills".to_owned(),
+                "skills".to_owned(),
+                "**/.claude/skills".to_owned(),
+            ],
+            ignore: Vec::new(),
+        }
+    }
+}
+
+/// `[runner]`: how suites run.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RunnerConfig {
+    /// Suites run at once; `None` means the number of cores.
+    pub jobs: Option<u16>,
+    /// Per-suite time limit.
+    #[serde(deserialize_with = "duration")]
+    pub timeout: Duration,
+    /// Bytes kept of each of a suite's stdout and stderr (head and tail).
+    #[serde(deserialize_with = "byte_size")]
+    pub output_cap: u64,
+    /// Environment variables a suite may see even though they look like secrets.
+    pub env_allow: Vec<String>,
+    /// More environment variables that must never reach a suite.
+    pub secret_env: Vec<String>,
+}
+
+impl Default for RunnerConfig {
+    fn default() -> Self {
+        Self {
+            jobs: None,
+            timeout: Duration::from_secs(10 * 60),
+            output_cap: 16 * 1024 * 1024,
+            env_allow: Vec::new(),
+            secret_env: Vec::new(),
+        }
+    }
+}
+
+/// `[policy]`: the thresholds of the three tiers (DESIGN.md "Deciding").
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct PolicyConfig {
+    /// The pass rate a skill needs unless its frontmatter sets its own.
+    pub required_test_pass_rate: f64,
+    /// How skipped tests count: `count` (in the total, so skipping a failure does not raise the
+    /// rate) or `exclude` (left out of the total).
+    pub skips: SkipHandling,
+    pub auto: AutoThresholds,
+    pub human: HumanThresholds,
+}
+
+impl Default for PolicyConfig {
+    fn default() -> Self {
+        Self {
+            required_test_pass_rate: 0.95,
+            skips: SkipHandling::Count,
+            auto: AutoThresholds::default(),
+            human: HumanThresholds::default(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SkipHandling {
+    Count,
+    Exclude,
+}
+
+/// `[policy.auto]`: what auto approval needs, at least or at most.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct AutoThresholds {
+    /// Minimum measured line coverage.
+    pub coverage: f64,
+    /// Maximum risk score.
+    pub risk: f64,
+}
+
+impl Default for AutoThresholds {
+    fn default() -> Self {
+        Self {
+            coverage: 0.95,
+            risk: 0.30,
+        }
+    }
+}
+
+/// `[policy.human]`: below (or above) these a maintainer must review.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct HumanThresholds {
+    /// Coverage below this needs a maintainer.
+    pub coverage: f64,
+    /// A pass rate below this needs a maintainer.
+    pub pass_rate: f64,
+    /// A risk score above this needs a maintainer.
+    pub risk: f64,
+}
+
+impl Default for HumanThresholds {
+    fn default() -> Self {
+        Self {
+            coverage: 0.80,
+            pass_rate: 0.80,
+            risk: 0.60,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("failed to read config {}: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("invalid config {}{}: {message}", path.display(), Line(*line))]
+    Invalid {
+        path: PathBuf,
+        line: Option<usize>,
+        /// The dotted key at fault, when known.
+        key: Option<String>,
+        message: String,
+    },
+}
+
+impl ConfigError {
+    pub fn help(&self) -> Option<&str> {
+        match self {
+            Self::Invalid { message, .. } if message.contains("unknown field") => Some(
+                "keys are kebab-case; see the README's configuration section for every key",
+            ),
+            _ => None,
+        }
+    }
+}
+
+/// `:LINE` when the line is known.
+struct Line(Option<usize>);
+
+impl fmt::Display for Line {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(line) => write!(f, ":{line}"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Config {
+    /// Load `path` if given, else `<repo>/.skillgate.toml` if it exists, else the defaults.
+    pub fn load(repo: &Path, path: Option<&Path>) -> Result<Self, ConfigError> {
+        let (path, required) = match path {
+            Some(path) => (path.to_path_buf(), true),
+            None => (repo.join(FILE_NAME), false),
+        };
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(err) if !required && err.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Self::default());
+            }
+            Err(source) => return Err(ConfigError::Read { path, source }),
+        };
+        Self::parse(&text, &path)
+    }
+
+    /// Parse config text; `path` is only used in error messages.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        let config: Config = toml::from_str(text).map_err(|err| {
+            let line = err.span().map(|span| line_of_offset(text, span.start));
+            ConfigError::Invalid {
+                path: path.to_path_buf(),
+                line,
+                key: line.and_then(|l| key_at_line(text, l)),
+                message: err.message().trim().to_owned(),
+            }
+        })?;
+        config.validate(text, path)?;
+        Ok(config)
+    }
+
+    fn validate(&self, text: &str, path: &Path) -> Result<(), ConfigError> {
+        let fractions = [
+            ("policy", "required-test-pass-rate", self.policy.required_test_pass_rate),
+            ("policy.auto", "coverage", self.policy.auto.coverage),
+            ("policy.auto", "risk", self.policy.auto.risk),
+            ("policy.human", "coverage", self.policy.human.coverage),
+            ("policy.human", "pass-rate", self.policy.human.pass_rate),
+            ("policy.human", "risk", self.policy.human.risk),
+        ];
+        for (table, key, value) in fractions {
+            if !(0.0..=1.0).contains(&value) {
+                return Err(invalid(
+                    text,
+                    path,
+                    table,
+                    key,
+                    format!("`{table}.{key}` must be between 0.0 and 1.0, not {value}"),
+                ));
+            }
+        }
+        if self.runner.timeout.is_zero() {
+            return Err(invalid(
+                text,
+                path,
+                "runner",
+                "timeout",
+                "`runner.timeout` must be longer than zero".to_owned(),
+            ));
+        }
+        if self.runner.jobs == Some(0) {
+            return Err(invalid(
+                text,
+                path,
+                "runner",
+                "jobs",
+                "`runner.jobs` must be at least 1".to_owned(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn invalid(text: &str, path: &Path, table: &str, key: &str, message: String) -> ConfigError {
+    ConfigError::Invalid {
+        path: path.to_path_buf(),
+        line: find_key_line(text, table, key),
+        key: Some(format!("{table}.{key}")),
+        message,
+    }
+}
+
+/// 1-based line of a byte offset.
+fn line_of_offset(text: &str, offset: usize) -> usize {
+    let end = offset.min(text.len());
+    text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1
+}
+
+/// The dotted key assigned on a line (`[table]` headers tracked), for messages.
+fn key_at_line(text: &str, line: usize) -> Option<String> {
+    let mut table = String::new();
+    for (i, raw) in text.lines().enumerate() {
+        let trimmed = raw.trim();
+        if let Some(header) = table_header(trimmed) {
+            table = header.to_owned();
+        }
+        if i + 1 == line {
+            let key = trimmed.split('=').next()?.trim();
+            if key.is_empty() || key.starts_with('[') {
+                return (!table.is_empty()).then_some(table);
+            }
+            return Some(if table.is_empty() {
+                key.to_owned()
+            } else {
+                format!("{table}.{key}")
+            });
+        }
+    }
+    None
+}
+
+/// The line of `key = …` inside `[table]` (or a dotted `table.key = …` at the top).
+fn find_key_line(text: &str, table: &str, key: &str) -> Option<usize> {
+    let mut current = String::new();
+    for (i, raw) in text.lines().enumerate() {
+        let trimmed = raw.trim();
+        if let Some(header) = table_header(trimmed) {
+            current = header.to_owned();
+            continue;
+        }
+        let Some((lhs, _)) = trimmed.split_once('=') else {
+            continue;
+        };
+        let lhs = lhs.trim();
+        let full = if current.is_empty() {
+            lhs.to_owned()
+        } else {
+            format!("{current}.{lhs}")
+        };
+        if full == format!("{table}.{key}") {
+            return Some(i + 1);
+        }
+    }
+    None
+}
+
+fn table_header(line: &str) -> Option<&str> {
+    let inner = line.strip_prefix('[')?.split(']').next()?;
+    Some(inner.trim_matches(|c| c == '[' || c == ' '))
+}
+
+fn duration<'de, D: Deserializer<'de>>(de: D) -> Result<Duration, D::Error> {
+    let text = String::deserialize(de)?;
+    humantime::parse_duration(&text).map_err(|err| {
+        serde::de::Error::custom(format!(
+            "invalid duration {text:?} ({err}); write it with a unit, like \"90s\" or \"10m\""
+        ))
+    })
+}
+
+fn byte_size<'de, D: Deserializer<'de>>(de: D) -> Result<u64, D::Error> {
+    let text = String::deserialize(de)?;
+    parse_byte_size(&text).ok_or_else(|| {
+        serde::de::Error::custom(format!(
+            "invalid size {text:?}; write it with a unit, like \"512KiB\", \"16MiB\" or \"1GB\""
+        ))
+    })
+}
+
+/// `16MiB`, `512 KiB`, `1GB`, `4096B` → bytes.
+pub fn parse_byte_size(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let number: u64 = digits.parse().ok()?;
+    let factor: u64 = match unit.trim() {
+        "B" => 1,
+        "KB" | "kB" => 1_000,
+        "KiB" => 1 << 10,
+        "MB" => 1_000_000,
+        "MiB" => 1 << 20,
+        "GB" => 1_000_000_000,
+        "GiB" => 1 << 30,
+        _ => return None,
+    };
+    number.checked_mul(factor)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(text, Path::new(".skillgate.toml"))
+    }
+
+    #[test]
+    fn empty_config_has_the_seed_defaults() {
+        let config = parse("").expect("empty config is valid");
+        assert_eq!(config, Config::default());
+        assert_eq!(config.policy.required_test_pass_rate, 0.95);
+        assert_eq!(config.policy.auto.coverage, 0.95);
+        assert_eq!(config.policy.auto.risk, 0.30);
+        assert_eq!(config.policy.human.coverage, 0.80);
+        assert_eq!(config.policy.human.pass_rate, 0.80);
+        assert_eq!(config.policy.human.risk, 0.60);
+        assert_eq!(config.runner.timeout, Duration::from_secs(600));
+        assert_eq!(config.runner.output_cap, 16 << 20);
+    }
+
+    #[test]
+    fn values_are_read_with_units() {
+        let config = parse(
+            "[runner]\njobs = 3\ntimeout = \"90s\"\noutput-cap = \"512KiB\"\n\n[policy]\nrequired-test-pass-rate = 0.9\nskips = \"exclude\"\n[policy.auto]\ncoverage = 0.9\n",
+        )
+        .expect("valid config");
+        assert_eq!(config.runner.jobs, Some(3));
+        assert_eq!(config.runner.timeout, Duration::from_secs(90));
+        assert_eq!(config.runner.output_cap, 512 * 1024);
+        assert_eq!(config.policy.required_test_pass_rate, 0.9);
+        assert_eq!(config.policy.skips, SkipHandling::Exclude);
+        assert_eq!(config.policy.auto.coverage, 0.9);
+        assert_eq!(config.policy.auto.risk, 0.30, "untouched keys keep defaults");
+    }
+
+    #[test]
+    fn unknown_key_names_the_key_and_the_line() {
+        let err = parse("[runner]\njobs = 2\ntimout = \"5m\"\n").expect_err("typo is an error");
+        let ConfigError::Invalid {
+            line, key, message, ..
+        } = &err
+        else {
+            panic!("unexpected error {err:?}");
+        };
+        assert_eq!(*line, Some(3));
+        assert_eq!(key.as_deref(), Some("runner.timout"));
+        assert!(message.contains("unknown field `timout`"), "{message}");
+        assert!(err.to_string().starts_with("invalid config .skillgate.toml:3: "));
+        assert!(err.help().is_some());
+    }
+
+    #[test]
+    fn wrong_type_names_the_line() {
+        let err = parse("[policy]\n\nrequired-test-pass-rate = \"high\"\n").expect_err("string");
+        let ConfigError::Invalid { line, key, .. } = &err else {
+            panic!("unexpected error {err:?}");
+        };
+        assert_eq!(*line, Some(3));
+        assert_eq!(key.as_deref(), Some("policy.required-test-pass-rate"));
+    }
+
+    #[test]
+    fn out_of_range_fraction_names_key_and_line() {
+        let err = parse("[policy.human]\ncoverage = 80\n").expect_err("80 is not a fraction");
+        assert_eq!(
+            err.to_string(),
+            "invalid config .skillgate.toml:2: `policy.human.coverage` must be between 0.0 and 1.0, not 80"
+        );
+    }
+
+    #[test]
+    fn bad_duration_and_size_are_explained() {
+        let err = parse("[runner]\ntimeout = \"ten minutes\"\n").expect_err("bad duration");
+        assert!(err.to_string().contains(":2: invalid duration"), "{err}");
+        let err = parse("[runner]\noutput-cap = \"16M\"\n").expect_err("bad size");
+        assert!(err.to_string().contains(":2: invalid size"), "{err}");
+    }
+
+    #[test]
+    fn byte_sizes() {
+        assert_eq!(parse_byte_size("16MiB"), Some(16 << 20));
+        assert_eq!(parse_byte_size("1 GB"), Some(1_000_000_000));
+        assert_eq!(parse_byte_size("12"), None);
+        assert_eq!(parse_byte_size("99999999999999GiB"), None);
+    }
+}

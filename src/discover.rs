@@ -1,0 +1,350 @@
+//! Finding skills: in a working tree (following symlinks that stay inside the repository), or in
+//! a list of paths (a commit's tree), and the nearest enclosing skill of a file.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use crate::config::SkillsConfig;
+use crate::glob;
+use crate::skill::Finding;
+
+/// Directories never searched and never part of a skill's content.
+const SKIPPED_DIRS: &[&str] = &[
+    ".git",
+    "node_modules",
+    "__pycache__",
+    ".pytest_cache",
+    ".venv",
+    ".skillgate",
+];
+
+/// The file names that make a directory a skill, in order of preference.
+pub const SKILL_FILES: &[&str] = &["SKILL.md", "skill.md"];
+
+/// A skill's place in the tree.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SkillDir {
+    /// Repository-relative, `/`-separated.
+    pub dir: String,
+    /// `SKILL.md` or `skill.md`.
+    pub skill_file: String,
+}
+
+impl SkillDir {
+    /// The directory's last segment: what the spec wants `name` to equal.
+    pub fn dir_name(&self) -> &str {
+        self.dir.rsplit('/').next().unwrap_or(&self.dir)
+    }
+
+    pub fn skill_file_path(&self) -> String {
+        format!("{}/{}", self.dir, self.skill_file)
+    }
+}
+
+/// The skills of a tree, and what got in the way of finding them.
+#[derive(Debug, Default)]
+pub struct Tree {
+    pub skills: Vec<SkillDir>,
+    pub findings: Vec<Finding>,
+}
+
+/// Which directories are skill roots and which paths are ignored.
+pub struct Layout<'a> {
+    config: &'a SkillsConfig,
+}
+
+impl<'a> Layout<'a> {
+    pub fn new(config: &'a SkillsConfig) -> Self {
+        Self { config }
+    }
+
+    fn is_root(&self, dir: &str) -> bool {
+        self.config.roots.iter().any(|root| glob::matches(root, dir))
+    }
+
+    fn is_ignored(&self, path: &str) -> bool {
+        self.config.ignore.iter().any(|pattern| {
+            glob::matches(pattern, path) || glob::matches(&format!("{pattern}/**"), path)
+        })
+    }
+
+    /// Whether a skill directory lies under a root (a root itself is not a skill).
+    fn under_root(&self, dir: &str) -> bool {
+        let segments: Vec<&str> = dir.split('/').collect();
+        (1..segments.len()).any(|n| self.is_root(&segments[..n].join("/")))
+    }
+
+    /// The skill directories among a commit's file paths (from `git ls-tree`).
+    pub fn skills_in_paths<'p>(&self, paths: impl IntoIterator<Item = &'p str>) -> Vec<SkillDir> {
+        let mut found: Vec<SkillDir> = Vec::new();
+        for path in paths {
+            let Some((dir, file)) = path.rsplit_once('/') else {
+                continue;
+            };
+            if !SKILL_FILES.contains(&file) || !self.under_root(dir) || self.is_ignored(dir) {
+                continue;
+            }
+            match found.iter_mut().find(|s| s.dir == dir) {
+                // `SKILL.md` wins over `skill.md`.
+                Some(existing) if file == SKILL_FILES[0] => existing.skill_file = file.to_owned(),
+                Some(_) => {}
+                None => found.push(SkillDir {
+                    dir: dir.to_owned(),
+                    skill_file: file.to_owned(),
+                }),
+            }
+        }
+        found.sort();
+        found
+    }
+
+    /// Walk a working tree for skills. Symlinked directories are followed while they stay inside
+    /// the repository; loops and escapes become warnings.
+    pub fn find_skills(&self, repo: &Path) -> std::io::Result<Tree> {
+        let canonical_repo = repo.canonicalize()?;
+        let mut tree = Tree::default();
+        let mut visited: HashSet<PathBuf> = HashSet::new();
+        visited.insert(canonical_repo.clone());
+        // (relative dir, absolute path, inside a root)
+        let mut stack: Vec<(String, PathBuf, bool)> = vec![(String::new(), repo.to_path_buf(), false)];
+        while let Some((rel, abs, in_root)) = stack.pop() {
+            if in_root && let Some(skill_file) = skill_file_in(&abs) {
+                tree.skills.push(SkillDir {
+                    dir: rel.clone(),
+                    skill_file,
+                });
+            }
+            let mut entries: Vec<_> = match std::fs::read_dir(&abs) {
+                Ok(entries) => entries.filter_map(Result::ok).collect(),
+                Err(err) => {
+                    tree.findings.push(Finding::warning(
+                        "unreadable-dir",
+                        &rel,
+                        None,
+                        format!("cannot read directory: {err}"),
+                    ));
+                    continue;
+                }
+            };
+            entries.sort_by_key(|e| e.file_name());
+            for entry in entries.into_iter().rev() {
+                let name = entry.file_name();
+                let Some(name) = name.to_str() else {
+                    continue;
+                };
+                if SKIPPED_DIRS.contains(&name) {
+                    continue;
+                }
+                let child_rel = if rel.is_empty() {
+                    name.to_owned()
+                } else {
+                    format!("{rel}/{name}")
+                };
+                if self.is_ignored(&child_rel) {
+                    continue;
+                }
+                let child_abs = entry.path();
+                let Ok(file_type) = entry.file_type() else {
+                    continue;
+                };
+                let canonical = if file_type.is_symlink() {
+                    match resolve_symlink(&child_abs, &canonical_repo) {
+                        Ok(Some(target)) => target,
+                        Ok(None) => continue, // a link to a file
+                        Err(finding_message) => {
+                            let rule = if finding_message.contains("loop") {
+                                "symlink-loop"
+                            } else {
+                                "symlink-skipped"
+                            };
+                            tree.findings.push(Finding::warning(rule, &child_rel, None, finding_message));
+                            continue;
+                        }
+                    }
+                } else if file_type.is_dir() {
+                    child_abs.clone()
+                } else {
+                    continue;
+                };
+                if file_type.is_symlink() && !visited.insert(canonical.clone()) {
+                    tree.findings.push(Finding::warning(
+                        "symlink-loop",
+                        &child_rel,
+                        None,
+                        "symlink leads back to a directory already searched; skipped",
+                    ));
+                    continue;
+                }
+                let child_in_root = in_root || self.is_root(&child_rel);
+                stack.push((child_rel, child_abs, child_in_root));
+            }
+        }
+        tree.skills.sort();
+        Ok(tree)
+    }
+}
+
+/// The skill file a directory holds, if any.
+fn skill_file_in(dir: &Path) -> Option<String> {
+    SKILL_FILES
+        .iter()
+        .find(|f| exact_file_exists(dir, f))
+        .map(|f| (*f).to_owned())
+}
+
+/// `exists()` on a case-insensitive file system would find `skill.md` for `SKILL.md`: compare the
+/// real entry name.
+fn exact_file_exists(dir: &Path, name: &str) -> bool {
+    dir.join(name).is_file()
+        && std::fs::read_dir(dir)
+            .map(|entries| entries.filter_map(Result::ok).any(|e| e.file_name() == name))
+            .unwrap_or(false)
+}
+
+/// Where a symlinked directory leads, if it may be followed: `Ok(None)` for links to files,
+/// `Err(reason)` for loops, broken links and links out of the repository.
+fn resolve_symlink(link: &Path, canonical_repo: &Path) -> Result<Option<PathBuf>, String> {
+    let target = match link.canonicalize() {
+        Ok(target) => target,
+        Err(err) if err.raw_os_error() == Some(libc::ELOOP) => {
+            return Err("symlink loop; skipped".to_owned());
+        }
+        Err(err) => return Err(format!("broken symlink ({err}); skipped")),
+    };
+    if !target.starts_with(canonical_repo) {
+        return Err(format!(
+            "symlink leads outside the repository (to {}); skipped",
+            target.display()
+        ));
+    }
+    if !target.is_dir() {
+        return Ok(None);
+    }
+    // A link to one of its own ancestors would make the walk endless.
+    if link.parent().is_some_and(|p| {
+        p.canonicalize()
+            .map(|parent| parent.starts_with(&target))
+            .unwrap_or(false)
+    }) {
+        return Err("symlink loop (it leads to one of its own parents); skipped".to_owned());
+    }
+    Ok(Some(target))
+}
+
+/// The files of a skill, relative to its directory, without the directories of the skills
+/// nested inside it (their files are theirs). Symlinks are listed, not followed.
+pub fn skill_files(repo: &Path, skill: &SkillDir, all: &[SkillDir]) -> std::io::Result<Vec<String>> {
+    let nested: Vec<&str> = all
+        .iter()
+        .filter(|other| other.dir.starts_with(&format!("{}/", skill.dir)))
+        .map(|other| &other.dir[skill.dir.len() + 1..])
+        .collect();
+    let base = repo.join(&skill.dir);
+    let mut files = Vec::new();
+    let mut stack = vec![String::new()];
+    while let Some(rel) = stack.pop() {
+        let abs = if rel.is_empty() { base.clone() } else { base.join(&rel) };
+        for entry in std::fs::read_dir(&abs)? {
+            let entry = entry?;
+            let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                continue;
+            };
+            let child = if rel.is_empty() { name.clone() } else { format!("{rel}/{name}") };
+            let file_type = entry.file_type()?;
+            if file_type.is_dir() {
+                if !SKIPPED_DIRS.contains(&name.as_str()) && !nested.contains(&child.as_str()) {
+                    stack.push(child);
+                }
+            } else {
+                files.push(child);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// The nearest enclosing skill of a repository-relative path.
+pub fn owner<'s>(skills: &'s [SkillDir], path: &str) -> Option<&'s SkillDir> {
+    skills
+        .iter()
+        .filter(|s| path.starts_with(&s.dir) && path.as_bytes().get(s.dir.len()) == Some(&b'/'))
+        .max_by_key(|s| s.dir.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dirs(skills: &[SkillDir]) -> Vec<&str> {
+        skills.iter().map(|s| s.dir.as_str()).collect()
+    }
+
+    #[test]
+    fn skills_in_paths_use_roots_nesting_and_ignores() {
+        let config = SkillsConfig {
+            ignore: vec!["skills/legacy".to_owned()],
+            ..SkillsConfig::default()
+        };
+        let layout = Layout::new(&config);
+        let found = layout.skills_in_paths([
+            ".claude/skills/pdf/SKILL.md",
+            ".claude/skills/pdf/lib/inner/SKILL.md",
+            ".claude/skills/pdf/scripts/run.sh",
+            "skills/csv/skill.md",
+            "skills/legacy/old/SKILL.md",
+            "packages/web/.claude/skills/lint/SKILL.md",
+            "docs/SKILL.md",
+            ".claude/skills/SKILL.md",
+        ]);
+        assert_eq!(
+            dirs(&found),
+            vec![
+                ".claude/skills/pdf",
+                ".claude/skills/pdf/lib/inner",
+                "packages/web/.claude/skills/lint",
+                "skills/csv"
+            ]
+        );
+        assert_eq!(found[3].skill_file, "skill.md");
+    }
+
+    #[test]
+    fn owner_is_the_nearest_enclosing_skill() {
+        let skills = vec![
+            SkillDir { dir: "s/pdf".into(), skill_file: "SKILL.md".into() },
+            SkillDir { dir: "s/pdf/lib/inner".into(), skill_file: "SKILL.md".into() },
+            SkillDir { dir: "s/pdf2".into(), skill_file: "SKILL.md".into() },
+        ];
+        let owner_dir = |p: &str| owner(&skills, p).map(|s| s.dir.as_str());
+        assert_eq!(owner_dir("s/pdf/run.sh"), Some("s/pdf"));
+        assert_eq!(owner_dir("s/pdf/lib/inner/x.py"), Some("s/pdf/lib/inner"));
+        assert_eq!(owner_dir("s/pdf/lib/other.py"), Some("s/pdf"));
+        assert_eq!(owner_dir("s/pdf2/SKILL.md"), Some("s/pdf2"));
+        assert_eq!(owner_dir("s/README.md"), None);
+    }
+
+    #[test]
+    fn walk_finds_nested_skills_and_survives_symlink_loops() {
+        let repo = tempfile::tempdir().expect("tempdir");
+        let root = repo.path().join(".claude/skills");
+        std::fs::create_dir_all(root.join("pdf/lib/inner")).expect("mkdir");
+        std::fs::write(root.join("pdf/SKILL.md"), "---\n---\n").expect("write");
+        std::fs::write(root.join("pdf/lib/inner/SKILL.md"), "---\n---\n").expect("write");
+        std::fs::write(root.join("pdf/lib/helper.py"), "x = 1\n").expect("write");
+        std::os::unix::fs::symlink("loop", root.join("loop")).expect("symlink");
+        std::os::unix::fs::symlink("..", root.join("pdf/up")).expect("symlink");
+        std::os::unix::fs::symlink("/", root.join("escape")).expect("symlink");
+        let config = SkillsConfig::default();
+        let tree = Layout::new(&config).find_skills(repo.path()).expect("walk");
+        assert_eq!(dirs(&tree.skills), vec![".claude/skills/pdf", ".claude/skills/pdf/lib/inner"]);
+        let rules: Vec<(&str, &str)> =
+            tree.findings.iter().map(|f| (f.file.as_str(), f.rule.as_str())).collect();
+        assert!(rules.contains(&(".claude/skills/loop", "symlink-loop")), "{rules:?}");
+        assert!(rules.contains(&(".claude/skills/pdf/up", "symlink-loop")), "{rules:?}");
+        assert!(rules.contains(&(".claude/skills/escape", "symlink-skipped")), "{rules:?}");
+
+        let files = skill_files(repo.path(), &tree.skills[0], &tree.skills).expect("files");
+        assert_eq!(files, vec!["SKILL.md", "lib/helper.py", "up"]);
+    }
+}

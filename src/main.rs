@@ -1,0 +1,36 @@
+//! The `skillgate` binary: parse the command line, run the command, map the outcome to an exit code.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+use skillgate::cli::{Cli, Command};
+use skillgate::commands;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Check(args) => commands::check::run(&args),
+    };
+    match result {
+        Ok(outcome) => {
+            let mut stdout = std::io::stdout().lock();
+            // A closed pipe (`skillgate check | head`) is not an error worth a message.
+            let _ = stdout.write_all(outcome.stdout.as_bytes());
+            let _ = stdout.flush();
+            let mut stderr = std::io::stderr().lock();
+            for warning in &outcome.warnings {
+                let _ = writeln!(stderr, "warning: {warning}");
+            }
+            ExitCode::from(outcome.exit_code)
+        }
+        Err(err) => {
+            let mut stderr = std::io::stderr().lock();
+            let _ = writeln!(stderr, "error: {err}");
+            if let Some(help) = err.help() {
+                let _ = writeln!(stderr, "help: {help}");
+            }
+            ExitCode::from(err.exit_code())
+        }
+    }
+}

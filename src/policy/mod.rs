@@ -1,0 +1,19 @@
+//! The three tiers as pure code: each criterion in its own file, a registry, and `decide`.
+
+mod approval_level;
+mod breaking_change;
+mod coverage;
+mod criterion;
+mod decide;
+mod lint;
+mod pass_rate;
+mod registry;
+mod risk;
+mod test_suite;
+
+pub use criterion::{Assessment, Category, Check, Criterion, Demand};
+pub use decide::{Decision, Verdict, decide};
+pub use registry::CRITERIA;
+
+/// The thresholds `decide` applies: `[policy]` of the config.
+pub type Policy = crate::config::PolicyConfig;

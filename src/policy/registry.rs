@@ -1,0 +1,14 @@
+//! Every criterion, in the order their reasons are listed.
+
+use super::Criterion;
+use super::{approval_level, breaking_change, coverage, lint, pass_rate, risk, test_suite};
+
+pub static CRITERIA: &[&dyn Criterion] = &[
+    &lint::SkillMd,
+    &breaking_change::BreakingChange,
+    &test_suite::TestSuite,
+    &pass_rate::PassRate,
+    &coverage::Coverage,
+    &risk::Risk,
+    &approval_level::ApprovalLevel,
+];

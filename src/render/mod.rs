@@ -1,0 +1,12 @@
+//! Turning a gate run into text for a person or a machine: pure functions from values to strings.
+
+mod cells;
+mod escape;
+mod json;
+mod markdown;
+mod text;
+
+pub use escape::markdown_text;
+pub use json::json;
+pub use markdown::markdown;
+pub use text::text;

@@ -1,0 +1,113 @@
+//! The terminal report: a headline, a table of skills, then the details a reviewer asks for.
+
+use std::fmt::Write;
+
+use super::cells;
+use crate::gate::GateRun;
+
+const HEADERS: [&str; 6] = ["SKILL", "CHANGE", "TIER", "PASS RATE", "COVERAGE", "REASONS"];
+
+pub fn text(run: &GateRun) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "skillgate: {}", cells::headline(run));
+    if !run.skills.is_empty() {
+        out.push('\n');
+        table(run, &mut out);
+    }
+    failures(run, &mut out);
+    findings(run, &mut out);
+    out
+}
+
+fn table(run: &GateRun, out: &mut String) {
+    let rows: Vec<([String; 5], Vec<String>)> = run
+        .skills
+        .iter()
+        .map(|skill| {
+            let change = match &skill.change {
+                crate::changes::ChangeKind::Renamed { from } => format!("renamed from {from}"),
+                other => other.label().to_owned(),
+            };
+            (
+                [
+                    skill.name.clone(),
+                    change,
+                    cells::tier(skill).to_owned(),
+                    cells::pass_rate(skill),
+                    cells::coverage(skill),
+                ],
+                cells::reasons(skill),
+            )
+        })
+        .collect();
+    let mut widths = [0usize; 5];
+    for (i, width) in widths.iter_mut().enumerate() {
+        *width = rows
+            .iter()
+            .map(|(cols, _)| cols[i].chars().count())
+            .chain(std::iter::once(HEADERS[i].chars().count()))
+            .max()
+            .unwrap_or(0);
+    }
+    let indent: usize = widths.iter().map(|w| w + 2).sum();
+    for (i, header) in HEADERS.iter().take(5).enumerate() {
+        let _ = write!(out, "{header:<w$}  ", w = widths[i]);
+    }
+    let _ = writeln!(out, "{}", HEADERS[5]);
+    for (cols, reasons) in rows {
+        for (i, col) in cols.iter().enumerate() {
+            let pad = widths[i].saturating_sub(col.chars().count());
+            let _ = write!(out, "{col}{}  ", " ".repeat(pad));
+        }
+        let mut reasons = reasons.into_iter();
+        let _ = writeln!(out, "{}", reasons.next().unwrap_or_default());
+        for reason in reasons {
+            let _ = writeln!(out, "{}{reason}", " ".repeat(indent));
+        }
+    }
+}
+
+fn failures(run: &GateRun, out: &mut String) {
+    for skill in &run.skills {
+        let Some(tests) = &skill.tests else { continue };
+        if tests.failed_tests.is_empty() {
+            continue;
+        }
+        let _ = writeln!(out, "\nfailed tests in {} ({} of {}):", skill.name, tests.fail_count, tests.total_count);
+        for case in &tests.failed_tests {
+            let place = match (&case.file, case.line) {
+                (Some(file), Some(line)) => format!(" ({file}:{line})"),
+                (Some(file), None) => format!(" ({file})"),
+                _ => String::new(),
+            };
+            let _ = writeln!(out, "  ✗ {}{place}", case.name);
+            if let Some(error) = &case.error {
+                let first = error.lines().next().unwrap_or_default();
+                let _ = writeln!(out, "      {first}");
+            }
+        }
+        let kept = tests.failed_tests.len() as u64;
+        if tests.fail_count > kept {
+            let _ = writeln!(out, "  … and {} more", tests.fail_count - kept);
+        }
+    }
+}
+
+fn findings(run: &GateRun, out: &mut String) {
+    let all: Vec<_> = run
+        .findings
+        .iter()
+        .chain(run.skills.iter().flat_map(|s| s.lint.iter()))
+        .collect();
+    if all.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nfindings:");
+    for finding in all {
+        let severity = match finding.severity {
+            crate::skill::Severity::Error => "error",
+            crate::skill::Severity::Warning => "warning",
+        };
+        let _ = writeln!(out, "  {}: {severity}[{}]: {}", finding.location(), finding.rule, finding.message);
+    }
+}

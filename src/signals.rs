@@ -1,0 +1,68 @@
+//! What the gate knows about one skill when it decides: every input of the policy, no I/O.
+
+use serde::{Deserialize, Serialize};
+
+use crate::changes::ChangeKind;
+use crate::skill::Tier;
+
+/// Everything `decide` reads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Signals {
+    pub change: ChangeKind,
+    /// Lint findings of severity error (invalid `SKILL.md`), as `file:line: message`.
+    pub lint_errors: Vec<String>,
+    pub suite: SuiteSignal,
+    /// Test counts, when the suite ran and its results were read.
+    pub tests: Option<TestCounts>,
+    pub coverage: CoverageSignal,
+    /// The skill's declared risk floor.
+    pub declared_risk: Option<f64>,
+    /// The skill's declared minimum tier.
+    pub declared_approval_level: Option<Tier>,
+    /// The pass rate this skill needs (its own, else the policy's).
+    pub required_pass_rate: f64,
+}
+
+/// Whether the skill has a suite that ran.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "lowercase")]
+pub enum SuiteSignal {
+    /// No suite declared, conventional or detected.
+    Missing,
+    /// A suite exists but could not run; the reason says why.
+    Unavailable { reason: String },
+    Ran,
+    /// The skill was deleted: there is nothing to run.
+    NotApplicable,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestCounts {
+    pub passed: u64,
+    pub failed: u64,
+    pub skipped: u64,
+}
+
+impl TestCounts {
+    pub fn total(&self) -> u64 {
+        self.passed + self.failed + self.skipped
+    }
+}
+
+/// Coverage as the gate knows it: measured beats declared; neither is unknown.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "source", rename_all = "lowercase")]
+pub enum CoverageSignal {
+    Measured { ratio: f64, format: String },
+    Declared { ratio: f64 },
+    Unknown,
+}
+
+impl CoverageSignal {
+    pub fn ratio(&self) -> Option<f64> {
+        match self {
+            Self::Measured { ratio, .. } | Self::Declared { ratio } => Some(*ratio),
+            Self::Unknown => None,
+        }
+    }
+}

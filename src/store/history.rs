@@ -1,0 +1,212 @@
+//! `approval_history`: one chained row per gated skill and run, written in one transaction.
+
+use rusqlite::{OptionalExtension, Transaction, params_from_iter};
+use serde_json::{Map, Value, json};
+
+use super::chain::{GENESIS, row_hash};
+use super::{Store, StoreError, skills};
+use crate::gate::{GateRun, SkillResult};
+use crate::policy::Verdict;
+use crate::skill::hex;
+
+/// What a `record` call wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RecordStats {
+    /// New `approval_history` rows.
+    pub inserted: usize,
+    /// Rows already recorded by an earlier run of the same job (same idempotency key).
+    pub already_recorded: usize,
+}
+
+impl Store {
+    /// Record a gate run: upsert each skill and append its decision, all or nothing.
+    pub fn record(&mut self, run: &GateRun) -> Result<RecordStats, StoreError> {
+        let path = self.path.clone();
+        let write_err = |source| StoreError::Write {
+            path: path.clone(),
+            source,
+        };
+        let tx = self.conn.transaction().map_err(write_err)?;
+        let mut stats = RecordStats::default();
+        let now = sqlite_timestamp(&run.run.finished_at);
+        for skill in &run.skills {
+            let key = idempotency_key(run, skill);
+            let seen: Option<i64> = tx
+                .query_row(
+                    "SELECT id FROM approval_history WHERE idempotency_key = ?1",
+                    [&key],
+                    |row| row.get(0),
+                )
+                .optional()
+                .map_err(write_err)?;
+            if seen.is_some() {
+                stats.already_recorded += 1;
+                continue;
+            }
+            let skill_id = skills::upsert(&tx, skill, &now).map_err(write_err)?;
+            insert_row(&tx, run, skill, skill_id, &key, &now).map_err(write_err)?;
+            stats.inserted += 1;
+        }
+        tx.commit().map_err(write_err)?;
+        Ok(stats)
+    }
+}
+
+/// The columns a gate-written row fills, hashed in this canonical form.
+fn row_values(run: &GateRun, skill: &SkillResult, skill_id: i64, key: &str, now: &str) -> Map<String, Value> {
+    let decision = &skill.decision;
+    let escalated = decision.decision == Verdict::Escalated;
+    let reasoning = decision.reasons.join("; ");
+    let mut row = Map::new();
+    let mut put = |column: &str, value: Value| {
+        row.insert(column.to_owned(), value);
+    };
+    put("skill_id", skill_id.into());
+    put("version", skill.version.as_deref().unwrap_or("0.0.0").into());
+    put("approval_level", decision.tier.as_str().into());
+    put(
+        "test_results",
+        skill
+            .tests
+            .as_ref()
+            .and_then(|t| serde_json::to_string(t).ok())
+            .map_or(Value::Null, Value::String),
+    );
+    put(
+        "approval_criteria_check",
+        serde_json::to_string(&decision.criteria).unwrap_or_default().into(),
+    );
+    put(
+        "approver",
+        if escalated { Value::Null } else { "system".into() },
+    );
+    put("decision", decision.decision.as_str().into());
+    put("reasoning", reasoning.into());
+    put(
+        "risk_assessment",
+        skill
+            .signals
+            .declared_risk
+            .map_or(Value::Null, |r| json!({ "declared_risk": r }).to_string().into()),
+    );
+    put(
+        "escalation_reason",
+        if escalated {
+            decision.reasons.first().map_or(Value::Null, |r| r.as_str().into())
+        } else {
+            Value::Null
+        },
+    );
+    put("escalated_to", Value::Null);
+    put(
+        "escalation_timestamp",
+        if escalated { now.into() } else { Value::Null },
+    );
+    put("timestamp", now.into());
+    put("repository", run.run.repository.as_str().into());
+    put("pull_request", run.run.pull_request.map_or(Value::Null, Value::from));
+    put("base_sha", run.run.base.as_deref().map_or(Value::Null, Value::from));
+    put("head_sha", run.run.head.as_deref().map_or(Value::Null, Value::from));
+    put("run_id", run.run.run_id.as_deref().map_or(Value::Null, Value::from));
+    put("run_attempt", run.run.run_attempt.into());
+    put("change_kind", skill.change.label().into());
+    put("content_hash", skill.content_hash.as_deref().map_or(Value::Null, Value::from));
+    put(
+        "escalation_categories",
+        if decision.escalation_categories.is_empty() {
+            Value::Null
+        } else {
+            serde_json::to_string(&decision.escalation_categories)
+                .unwrap_or_default()
+                .into()
+        },
+    );
+    put("idempotency_key", key.into());
+    row
+}
+
+fn insert_row(
+    tx: &Transaction<'_>,
+    run: &GateRun,
+    skill: &SkillResult,
+    skill_id: i64,
+    key: &str,
+    now: &str,
+) -> rusqlite::Result<()> {
+    let prev_hash: String = tx
+        .query_row(
+            "SELECT row_hash FROM approval_history WHERE row_hash IS NOT NULL ORDER BY id DESC LIMIT 1",
+            [],
+            |row| row.get(0),
+        )
+        .optional()?
+        .unwrap_or_else(|| GENESIS.to_owned());
+    let mut row = row_values(run, skill, skill_id, key, now);
+    row.insert("prev_hash".to_owned(), prev_hash.clone().into());
+    let hash = row_hash(&prev_hash, &row);
+    row.insert("row_hash".to_owned(), hash.into());
+    // Column names come from `row_values` (constants), values are bound as parameters.
+    let columns: Vec<&str> = row.keys().map(String::as_str).collect();
+    let placeholders: Vec<String> = (1..=columns.len()).map(|i| format!("?{i}")).collect();
+    let sql = format!(
+        "INSERT INTO approval_history ({}) VALUES ({})",
+        columns.join(", "),
+        placeholders.join(", ")
+    );
+    let values: Vec<rusqlite::types::Value> = row.values().map(to_sql).collect();
+    tx.execute(&sql, params_from_iter(values))?;
+    Ok(())
+}
+
+fn to_sql(value: &Value) -> rusqlite::types::Value {
+    use rusqlite::types::Value as Sql;
+    match value {
+        Value::Null => Sql::Null,
+        Value::Bool(b) => Sql::Integer(i64::from(*b)),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => Sql::Integer(i),
+            None => Sql::Real(n.as_f64().unwrap_or(0.0)),
+        },
+        Value::String(s) => Sql::Text(s.clone()),
+        other => Sql::Text(other.to_string()),
+    }
+}
+
+/// One row per repository, PR, head commit, skill, skill content, run and attempt: re-running
+/// the same job adds nothing.
+fn idempotency_key(run: &GateRun, skill: &SkillResult) -> String {
+    use sha2::{Digest, Sha256};
+    let parts = json!([
+        run.run.repository,
+        run.run.pull_request,
+        run.run.head,
+        skill.name,
+        skill.dir,
+        skill.content_hash,
+        run.run.run_id,
+        run.run.run_attempt,
+    ]);
+    hex(&Sha256::digest(parts.to_string().as_bytes()))
+}
+
+/// `2026-11-30T03:37:06Z` → `2026-11-30 03:37:06`, the form `datetime('now')` writes, so the
+/// seed's `timestamp > datetime('now', '-7 days')` comparisons hold.
+pub fn sqlite_timestamp(rfc3339: &str) -> String {
+    rfc3339
+        .trim_end_matches('Z')
+        .split('.')
+        .next()
+        .unwrap_or(rfc3339)
+        .replacen('T', " ", 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sqlite_timestamp;
+
+    #[test]
+    fn timestamps_compare_like_sqlite_datetime() {
+        assert_eq!(sqlite_timestamp("2026-11-30T03:37:06Z"), "2026-11-30 03:37:06");
+        assert_eq!(sqlite_timestamp("2026-11-30T03:37:06.123Z"), "2026-11-30 03:37:06");
+    }
+}

@@ -1,0 +1,12 @@
+//! The SQLite audit trail: open and migrate, write one gate run in one transaction, chain rows.
+
+mod chain;
+mod error;
+mod history;
+mod open;
+mod skills;
+
+pub use chain::{GENESIS, row_hash};
+pub use error::StoreError;
+pub use history::RecordStats;
+pub use open::{LATEST_VERSION, MIGRATIONS, Store};
