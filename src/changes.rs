@@ -43,22 +43,12 @@ pub struct SkillChange {
 
 /// Map file changes to the skills that own them. A file belongs to its nearest enclosing skill:
 /// new paths to the skills of the head, old paths to the skills of the base.
-pub fn skill_changes(head: &[SkillDir], base: &[SkillDir], files: &[FileChange]) -> Vec<SkillChange> {
-    // head dir → base dir, when the skill file itself was renamed.
-    let mut renamed_from: BTreeMap<&str, &str> = BTreeMap::new();
-    for change in files {
-        if let FileChange::Renamed { from, to } = change {
-            let old = base.iter().find(|s| s.skill_file_path() == *from);
-            let new = head.iter().find(|s| s.skill_file_path() == *to);
-            if let (Some(old), Some(new)) = (old, new)
-                && old.dir != new.dir
-                && !head.iter().any(|s| s.dir == old.dir)
-            {
-                renamed_from.insert(new.dir.as_str(), old.dir.as_str());
-            }
-        }
-    }
-
+pub fn skill_changes(
+    head: &[SkillDir],
+    base: &[SkillDir],
+    files: &[FileChange],
+) -> Vec<SkillChange> {
+    let renamed_from = renames(head, base, files);
     let mut touched_head: BTreeMap<&str, &SkillDir> = BTreeMap::new();
     let mut touched_base: BTreeMap<&str, &SkillDir> = BTreeMap::new();
     for change in files {
@@ -111,6 +101,49 @@ pub fn skill_changes(head: &[SkillDir], base: &[SkillDir], files: &[FileChange])
     out
 }
 
+/// Skills whose directory moved: head dir → base dir. A base skill that is gone at the head and
+/// a head skill that is new pair up when files moved from one to the other, the skill file's own
+/// rename first (git's rename detection misses a small `SKILL.md` whose `name` changed, but rarely
+/// all of a skill's scripts).
+fn renames<'a>(
+    head: &'a [SkillDir],
+    base: &'a [SkillDir],
+    files: &[FileChange],
+) -> BTreeMap<&'a str, &'a str> {
+    let gone = |dir: &str| !head.iter().any(|s| s.dir == dir);
+    let new = |dir: &str| !base.iter().any(|s| s.dir == dir);
+    // (new dir, old dir) → (skill file renamed, files renamed)
+    let mut votes: BTreeMap<(&str, &str), (bool, usize)> = BTreeMap::new();
+    for change in files {
+        let FileChange::Renamed { from, to } = change else {
+            continue;
+        };
+        let (Some(old), Some(now)) = (owner(base, from), owner(head, to)) else {
+            continue;
+        };
+        if old.dir == now.dir || !gone(&old.dir) || !new(&now.dir) {
+            continue;
+        }
+        let vote = votes
+            .entry((now.dir.as_str(), old.dir.as_str()))
+            .or_default();
+        vote.0 |= *from == old.skill_file_path() && *to == now.skill_file_path();
+        vote.1 += 1;
+    }
+    let mut ranked: Vec<_> = votes.into_iter().collect();
+    ranked.sort_by_key(|entry| std::cmp::Reverse(entry.1));
+    let mut pairs = BTreeMap::new();
+    let mut used_old = Vec::new();
+    for ((now, old), _) in ranked {
+        if pairs.contains_key(now) || used_old.contains(&old) {
+            continue;
+        }
+        pairs.insert(now, old);
+        used_old.push(old);
+    }
+    pairs
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,7 +156,10 @@ mod tests {
     }
 
     fn kinds(changes: &[SkillChange]) -> Vec<(&str, ChangeKind)> {
-        changes.iter().map(|c| (c.skill.dir.as_str(), c.kind.clone())).collect()
+        changes
+            .iter()
+            .map(|c| (c.skill.dir.as_str(), c.kind.clone()))
+            .collect()
     }
 
     #[test]
@@ -152,12 +188,46 @@ mod tests {
         let base = vec![skill("s/old")];
         let head = vec![skill("s/new")];
         let files = vec![
-            FileChange::Renamed { from: "s/old/SKILL.md".into(), to: "s/new/SKILL.md".into() },
-            FileChange::Renamed { from: "s/old/run.sh".into(), to: "s/new/run.sh".into() },
+            FileChange::Renamed {
+                from: "s/old/SKILL.md".into(),
+                to: "s/new/SKILL.md".into(),
+            },
+            FileChange::Renamed {
+                from: "s/old/run.sh".into(),
+                to: "s/new/run.sh".into(),
+            },
         ];
         assert_eq!(
             kinds(&skill_changes(&head, &base, &files)),
-            vec![("s/new", ChangeKind::Renamed { from: "s/old".into() })]
+            vec![(
+                "s/new",
+                ChangeKind::Renamed {
+                    from: "s/old".into()
+                }
+            )]
+        );
+    }
+
+    #[test]
+    fn a_rename_is_found_by_its_scripts_when_the_skill_file_changed_too_much() {
+        let base = vec![skill("s/old"), skill("s/other")];
+        let head = vec![skill("s/new"), skill("s/other")];
+        let files = vec![
+            FileChange::Deleted("s/old/SKILL.md".into()),
+            FileChange::Added("s/new/SKILL.md".into()),
+            FileChange::Renamed {
+                from: "s/old/test.sh".into(),
+                to: "s/new/test.sh".into(),
+            },
+        ];
+        assert_eq!(
+            kinds(&skill_changes(&head, &base, &files)),
+            vec![(
+                "s/new",
+                ChangeKind::Renamed {
+                    from: "s/old".into()
+                }
+            )]
         );
     }
 
@@ -174,7 +244,10 @@ mod tests {
     #[test]
     fn a_file_moved_between_skills_touches_both() {
         let skills = vec![skill("s/a"), skill("s/b")];
-        let files = vec![FileChange::Renamed { from: "s/a/util.sh".into(), to: "s/b/util.sh".into() }];
+        let files = vec![FileChange::Renamed {
+            from: "s/a/util.sh".into(),
+            to: "s/b/util.sh".into(),
+        }];
         assert_eq!(
             kinds(&skill_changes(&skills, &skills, &files)),
             vec![("s/a", ChangeKind::Modified), ("s/b", ChangeKind::Modified)]
@@ -185,6 +258,9 @@ mod tests {
     fn removing_only_the_skill_file_deletes_the_skill() {
         let base = vec![skill("s/a")];
         let files = vec![FileChange::Deleted("s/a/SKILL.md".into())];
-        assert_eq!(kinds(&skill_changes(&[], &base, &files)), vec![("s/a", ChangeKind::Deleted)]);
+        assert_eq!(
+            kinds(&skill_changes(&[], &base, &files)),
+            vec![("s/a", ChangeKind::Deleted)]
+        );
     }
 }

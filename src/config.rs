@@ -166,9 +166,9 @@ pub enum ConfigError {
 impl ConfigError {
     pub fn help(&self) -> Option<&str> {
         match self {
-            Self::Invalid { message, .. } if message.contains("unknown field") => Some(
-                "keys are kebab-case; see the README's configuration section for every key",
-            ),
+            Self::Invalid { message, .. } if message.contains("unknown field") => {
+                Some("keys are kebab-case; see the README's configuration section for every key")
+            }
             _ => None,
         }
     }
@@ -220,7 +220,11 @@ impl Config {
 
     fn validate(&self, text: &str, path: &Path) -> Result<(), ConfigError> {
         let fractions = [
-            ("policy", "required-test-pass-rate", self.policy.required_test_pass_rate),
+            (
+                "policy",
+                "required-test-pass-rate",
+                self.policy.required_test_pass_rate,
+            ),
             ("policy.auto", "coverage", self.policy.auto.coverage),
             ("policy.auto", "risk", self.policy.auto.risk),
             ("policy.human", "coverage", self.policy.human.coverage),
@@ -272,7 +276,11 @@ fn invalid(text: &str, path: &Path, table: &str, key: &str, message: String) -> 
 /// 1-based line of a byte offset.
 fn line_of_offset(text: &str, offset: usize) -> usize {
     let end = offset.min(text.len());
-    text.as_bytes()[..end].iter().filter(|&&b| b == b'\n').count() + 1
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
 }
 
 /// The dotted key assigned on a line (`[table]` headers tracked), for messages.
@@ -401,7 +409,10 @@ mod tests {
         assert_eq!(config.policy.required_test_pass_rate, 0.9);
         assert_eq!(config.policy.skips, SkipHandling::Exclude);
         assert_eq!(config.policy.auto.coverage, 0.9);
-        assert_eq!(config.policy.auto.risk, 0.30, "untouched keys keep defaults");
+        assert_eq!(
+            config.policy.auto.risk, 0.30,
+            "untouched keys keep defaults"
+        );
     }
 
     #[test]
@@ -416,7 +427,10 @@ mod tests {
         assert_eq!(*line, Some(3));
         assert_eq!(key.as_deref(), Some("runner.timout"));
         assert!(message.contains("unknown field `timout`"), "{message}");
-        assert!(err.to_string().starts_with("invalid config .skillgate.toml:3: "));
+        assert!(
+            err.to_string()
+                .starts_with("invalid config .skillgate.toml:3: ")
+        );
         assert!(err.help().is_some());
     }
 

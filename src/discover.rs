@@ -59,7 +59,10 @@ impl<'a> Layout<'a> {
     }
 
     fn is_root(&self, dir: &str) -> bool {
-        self.config.roots.iter().any(|root| glob::matches(root, dir))
+        self.config
+            .roots
+            .iter()
+            .any(|root| glob::matches(root, dir))
     }
 
     fn is_ignored(&self, path: &str) -> bool {
@@ -105,10 +108,11 @@ impl<'a> Layout<'a> {
         let mut tree = Tree::default();
         let mut visited: HashSet<PathBuf> = HashSet::new();
         visited.insert(canonical_repo.clone());
-        // (relative dir, absolute path, inside a root)
-        let mut stack: Vec<(String, PathBuf, bool)> = vec![(String::new(), repo.to_path_buf(), false)];
-        while let Some((rel, abs, in_root)) = stack.pop() {
-            if in_root && let Some(skill_file) = skill_file_in(&abs) {
+        // (relative dir, absolute path, strictly below a root)
+        let mut stack: Vec<(String, PathBuf, bool)> =
+            vec![(String::new(), repo.to_path_buf(), false)];
+        while let Some((rel, abs, under_root)) = stack.pop() {
+            if under_root && let Some(skill_file) = skill_file_in(&abs) {
                 tree.skills.push(SkillDir {
                     dir: rel.clone(),
                     skill_file,
@@ -127,6 +131,7 @@ impl<'a> Layout<'a> {
                 }
             };
             entries.sort_by_key(|e| e.file_name());
+            let children_under_root = under_root || self.is_root(&rel);
             for entry in entries.into_iter().rev() {
                 let name = entry.file_name();
                 let Some(name) = name.to_str() else {
@@ -157,7 +162,12 @@ impl<'a> Layout<'a> {
                             } else {
                                 "symlink-skipped"
                             };
-                            tree.findings.push(Finding::warning(rule, &child_rel, None, finding_message));
+                            tree.findings.push(Finding::warning(
+                                rule,
+                                &child_rel,
+                                None,
+                                finding_message,
+                            ));
                             continue;
                         }
                     }
@@ -175,8 +185,7 @@ impl<'a> Layout<'a> {
                     ));
                     continue;
                 }
-                let child_in_root = in_root || self.is_root(&child_rel);
-                stack.push((child_rel, child_abs, child_in_root));
+                stack.push((child_rel, child_abs, children_under_root));
             }
         }
         tree.skills.sort();
@@ -197,7 +206,11 @@ fn skill_file_in(dir: &Path) -> Option<String> {
 fn exact_file_exists(dir: &Path, name: &str) -> bool {
     dir.join(name).is_file()
         && std::fs::read_dir(dir)
-            .map(|entries| entries.filter_map(Result::ok).any(|e| e.file_name() == name))
+            .map(|entries| {
+                entries
+                    .filter_map(Result::ok)
+                    .any(|e| e.file_name() == name)
+            })
             .unwrap_or(false)
 }
 
@@ -233,7 +246,11 @@ fn resolve_symlink(link: &Path, canonical_repo: &Path) -> Result<Option<PathBuf>
 
 /// The files of a skill, relative to its directory, without the directories of the skills
 /// nested inside it (their files are theirs). Symlinks are listed, not followed.
-pub fn skill_files(repo: &Path, skill: &SkillDir, all: &[SkillDir]) -> std::io::Result<Vec<String>> {
+pub fn skill_files(
+    repo: &Path,
+    skill: &SkillDir,
+    all: &[SkillDir],
+) -> std::io::Result<Vec<String>> {
     let nested: Vec<&str> = all
         .iter()
         .filter(|other| other.dir.starts_with(&format!("{}/", skill.dir)))
@@ -243,13 +260,21 @@ pub fn skill_files(repo: &Path, skill: &SkillDir, all: &[SkillDir]) -> std::io::
     let mut files = Vec::new();
     let mut stack = vec![String::new()];
     while let Some(rel) = stack.pop() {
-        let abs = if rel.is_empty() { base.clone() } else { base.join(&rel) };
+        let abs = if rel.is_empty() {
+            base.clone()
+        } else {
+            base.join(&rel)
+        };
         for entry in std::fs::read_dir(&abs)? {
             let entry = entry?;
             let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
                 continue;
             };
-            let child = if rel.is_empty() { name.clone() } else { format!("{rel}/{name}") };
+            let child = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
+            };
             let file_type = entry.file_type()?;
             if file_type.is_dir() {
                 if !SKIPPED_DIRS.contains(&name.as_str()) && !nested.contains(&child.as_str()) {
@@ -312,9 +337,18 @@ mod tests {
     #[test]
     fn owner_is_the_nearest_enclosing_skill() {
         let skills = vec![
-            SkillDir { dir: "s/pdf".into(), skill_file: "SKILL.md".into() },
-            SkillDir { dir: "s/pdf/lib/inner".into(), skill_file: "SKILL.md".into() },
-            SkillDir { dir: "s/pdf2".into(), skill_file: "SKILL.md".into() },
+            SkillDir {
+                dir: "s/pdf".into(),
+                skill_file: "SKILL.md".into(),
+            },
+            SkillDir {
+                dir: "s/pdf/lib/inner".into(),
+                skill_file: "SKILL.md".into(),
+            },
+            SkillDir {
+                dir: "s/pdf2".into(),
+                skill_file: "SKILL.md".into(),
+            },
         ];
         let owner_dir = |p: &str| owner(&skills, p).map(|s| s.dir.as_str());
         assert_eq!(owner_dir("s/pdf/run.sh"), Some("s/pdf"));
@@ -332,17 +366,33 @@ mod tests {
         std::fs::write(root.join("pdf/SKILL.md"), "---\n---\n").expect("write");
         std::fs::write(root.join("pdf/lib/inner/SKILL.md"), "---\n---\n").expect("write");
         std::fs::write(root.join("pdf/lib/helper.py"), "x = 1\n").expect("write");
+        std::fs::write(root.join("SKILL.md"), "a root is not a skill\n").expect("write");
         std::os::unix::fs::symlink("loop", root.join("loop")).expect("symlink");
         std::os::unix::fs::symlink("..", root.join("pdf/up")).expect("symlink");
         std::os::unix::fs::symlink("/", root.join("escape")).expect("symlink");
         let config = SkillsConfig::default();
         let tree = Layout::new(&config).find_skills(repo.path()).expect("walk");
-        assert_eq!(dirs(&tree.skills), vec![".claude/skills/pdf", ".claude/skills/pdf/lib/inner"]);
-        let rules: Vec<(&str, &str)> =
-            tree.findings.iter().map(|f| (f.file.as_str(), f.rule.as_str())).collect();
-        assert!(rules.contains(&(".claude/skills/loop", "symlink-loop")), "{rules:?}");
-        assert!(rules.contains(&(".claude/skills/pdf/up", "symlink-loop")), "{rules:?}");
-        assert!(rules.contains(&(".claude/skills/escape", "symlink-skipped")), "{rules:?}");
+        assert_eq!(
+            dirs(&tree.skills),
+            vec![".claude/skills/pdf", ".claude/skills/pdf/lib/inner"]
+        );
+        let rules: Vec<(&str, &str)> = tree
+            .findings
+            .iter()
+            .map(|f| (f.file.as_str(), f.rule.as_str()))
+            .collect();
+        assert!(
+            rules.contains(&(".claude/skills/loop", "symlink-loop")),
+            "{rules:?}"
+        );
+        assert!(
+            rules.contains(&(".claude/skills/pdf/up", "symlink-loop")),
+            "{rules:?}"
+        );
+        assert!(
+            rules.contains(&(".claude/skills/escape", "symlink-skipped")),
+            "{rules:?}"
+        );
 
         let files = skill_files(repo.path(), &tree.skills[0], &tree.skills).expect("files");
         assert_eq!(files, vec!["SKILL.md", "lib/helper.py", "up"]);

@@ -64,6 +64,7 @@ impl Error {
             Self::Usage { help, .. } => help.as_deref(),
             Self::Config(err) => err.help(),
             Self::Git(err) => err.help(),
+            Self::Store(err) => err.help(),
             _ => None,
         }
     }

@@ -109,11 +109,17 @@ pub fn parse(text: &str) -> Result<Document, FrontmatterError> {
             value: Value::Map(fields),
             ..
         }) => fields,
-        Some(Node { value: Value::Null, .. }) | None => Vec::new(),
+        Some(Node {
+            value: Value::Null, ..
+        })
+        | None => Vec::new(),
         Some(node) => {
             return Err(FrontmatterError {
                 line: node.line,
-                message: format!("frontmatter must be a mapping of keys, found {}", node.value.kind()),
+                message: format!(
+                    "frontmatter must be a mapping of keys, found {}",
+                    node.value.kind()
+                ),
             });
         }
     };
@@ -132,10 +138,12 @@ fn load(yaml: &str, first_line: usize) -> Result<Option<Node>, FrontmatterError>
         error: None,
     };
     let mut parser = Parser::new_from_str(yaml);
-    parser.load(&mut builder, false).map_err(|err| FrontmatterError {
-        line: first_line + err.marker().line().saturating_sub(1),
-        message: format!("invalid YAML in frontmatter: {}", err.info()),
-    })?;
+    parser
+        .load(&mut builder, false)
+        .map_err(|err| FrontmatterError {
+            line: first_line + err.marker().line().saturating_sub(1),
+            message: format!("invalid YAML in frontmatter: {}", err.info()),
+        })?;
     if let Some(err) = builder.error {
         return Err(err);
     }
@@ -229,7 +237,10 @@ impl MarkedEventReceiver for Builder {
             ),
             Event::Scalar(text, style, anchor, _tag) => {
                 if anchor != 0 {
-                    self.fail(line, "anchors (`&name`) are not allowed in frontmatter".to_owned());
+                    self.fail(
+                        line,
+                        "anchors (`&name`) are not allowed in frontmatter".to_owned(),
+                    );
                     return;
                 }
                 let value = if style == TScalarStyle::Plain {
@@ -240,7 +251,10 @@ impl MarkedEventReceiver for Builder {
                 self.push(Node { value, line });
             }
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) if anchor != 0 => {
-                self.fail(line, "anchors (`&name`) are not allowed in frontmatter".to_owned());
+                self.fail(
+                    line,
+                    "anchors (`&name`) are not allowed in frontmatter".to_owned(),
+                );
             }
             Event::SequenceStart(..) => self.stack.push(Frame::Seq(Node {
                 value: Value::Seq(Vec::new()),
@@ -314,7 +328,16 @@ mod tests {
         let Value::Map(meta) = &field(&doc, "metadata").value else {
             panic!("metadata is a map")
         };
-        assert_eq!(meta[0], ("version".to_owned(), Node { value: Value::String("1.2.0".into()), line: 5 }));
+        assert_eq!(
+            meta[0],
+            (
+                "version".to_owned(),
+                Node {
+                    value: Value::String("1.2.0".into()),
+                    line: 5
+                }
+            )
+        );
         assert_eq!(meta[1].1.value, Value::Float(0.4));
         assert_eq!(meta[1].1.line, 6);
         let Value::Seq(tags) = &field(&doc, "tags").value else {
@@ -345,7 +368,11 @@ mod tests {
     fn unclosed_frontmatter_is_reported() {
         let err = parse("---\nname: x\ndescription: y\n").expect_err("unclosed");
         assert_eq!(err.line, 1);
-        assert!(err.message.starts_with("unclosed frontmatter"), "{}", err.message);
+        assert!(
+            err.message.starts_with("unclosed frontmatter"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]

@@ -91,7 +91,13 @@ impl Git {
     /// The commit a revision names.
     pub fn resolve(&self, rev: &str) -> Result<String, GitError> {
         let spec = format!("{rev}^{{commit}}");
-        match self.run(&["rev-parse", "--verify", "--quiet", "--end-of-options", &spec]) {
+        match self.run(&[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            "--end-of-options",
+            &spec,
+        ]) {
             Ok(sha) => Ok(sha.trim().to_owned()),
             Err(GitError::Failed { .. }) => Err(GitError::UnknownRevision {
                 rev: rev.to_owned(),
@@ -112,7 +118,13 @@ impl Git {
 
     /// The merge-base of HEAD with the default branch (`origin/HEAD`, then `main`, `master`).
     pub fn default_base(&self) -> Result<Option<String>, GitError> {
-        for candidate in ["origin/HEAD", "origin/main", "origin/master", "main", "master"] {
+        for candidate in [
+            "origin/HEAD",
+            "origin/main",
+            "origin/master",
+            "main",
+            "master",
+        ] {
             if self.resolve(candidate).is_err() {
                 continue;
             }
@@ -126,7 +138,15 @@ impl Git {
     /// Files changed from `base` to `head`, or to the working tree (with untracked files) when
     /// `head` is `None`. Renames are detected.
     pub fn changes(&self, base: &str, head: Option<&str>) -> Result<Vec<FileChange>, GitError> {
-        let mut args = vec!["diff", "--name-status", "-M", "-z", "--no-ext-diff", "--no-relative", base];
+        let mut args = vec![
+            "diff",
+            "--name-status",
+            "-M",
+            "-z",
+            "--no-ext-diff",
+            "--no-relative",
+            base,
+        ];
         if let Some(head) = head {
             args.push(head);
         }
@@ -148,7 +168,11 @@ impl Git {
     /// Every file path in a commit.
     pub fn files_at(&self, rev: &str) -> Result<Vec<String>, GitError> {
         let out = self.run(&["ls-tree", "-r", "-z", "--name-only", "--full-tree", rev])?;
-        Ok(out.split('\0').filter(|p| !p.is_empty()).map(str::to_owned).collect())
+        Ok(out
+            .split('\0')
+            .filter(|p| !p.is_empty())
+            .map(str::to_owned)
+            .collect())
     }
 
     /// A file's text at a commit, or `None` when the commit has no such file.
@@ -160,9 +184,17 @@ impl Git {
         }
     }
 
-    /// `true` when the working tree differs from HEAD under `path` (tracked or untracked files).
-    pub fn is_dirty(&self) -> Result<bool, GitError> {
-        let out = self.run(&["status", "--porcelain", "-z", "--untracked-files=normal"])?;
+    /// `true` when the working tree differs from HEAD under `dir` (tracked or untracked files).
+    pub fn is_dirty(&self, dir: &Path) -> Result<bool, GitError> {
+        let dir = dir.to_string_lossy();
+        let out = self.run(&[
+            "status",
+            "--porcelain",
+            "-z",
+            "--untracked-files=normal",
+            "--",
+            &dir,
+        ])?;
         Ok(!out.is_empty())
     }
 }
@@ -201,12 +233,16 @@ mod tests {
 
     #[test]
     fn name_status_with_renames_and_copies() {
-        let out = "M\0a/x.sh\0R087\0old/SKILL.md\0new/SKILL.md\0D\0gone/SKILL.md\0A\0n e w\0C100\0a\0b\0";
+        let out =
+            "M\0a/x.sh\0R087\0old/SKILL.md\0new/SKILL.md\0D\0gone/SKILL.md\0A\0n e w\0C100\0a\0b\0";
         assert_eq!(
             parse_name_status(out),
             vec![
                 FileChange::Modified("a/x.sh".into()),
-                FileChange::Renamed { from: "old/SKILL.md".into(), to: "new/SKILL.md".into() },
+                FileChange::Renamed {
+                    from: "old/SKILL.md".into(),
+                    to: "new/SKILL.md".into()
+                },
                 FileChange::Deleted("gone/SKILL.md".into()),
                 FileChange::Added("n e w".into()),
                 FileChange::Added("b".into()),

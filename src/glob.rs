@@ -3,8 +3,14 @@
 
 /// Whether `path` matches `pattern` as a whole.
 pub fn matches(pattern: &str, path: &str) -> bool {
-    let pattern: Vec<&str> = pattern.split('/').filter(|s| !s.is_empty() && *s != ".").collect();
-    let path: Vec<&str> = path.split('/').filter(|s| !s.is_empty() && *s != ".").collect();
+    let pattern: Vec<&str> = pattern
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
+    let path: Vec<&str> = path
+        .split('/')
+        .filter(|s| !s.is_empty() && *s != ".")
+        .collect();
     match_segments(&pattern, &path)
 }
 
@@ -19,7 +25,8 @@ fn match_segments(pattern: &[&str], path: &[&str]) -> bool {
         Some((&"**", rest)) => (0..=path.len()).any(|skip| match_segments(rest, &path[skip..])),
         Some((first, rest)) => match path.split_first() {
             Some((segment, path_rest)) => {
-                match_segment(first.as_bytes(), segment.as_bytes()) && match_segments(rest, path_rest)
+                match_segment(first.as_bytes(), segment.as_bytes())
+                    && match_segments(rest, path_rest)
             }
             None => false,
         },
@@ -63,7 +70,10 @@ mod tests {
         assert!(!matches(".claude/skills", "a/.claude/skills"));
         assert!(matches("**/.claude/skills", ".claude/skills"));
         assert!(matches("**/.claude/skills", "packages/web/.claude/skills"));
-        assert!(!matches("**/.claude/skills", "packages/web/.claude/skills/x"));
+        assert!(!matches(
+            "**/.claude/skills",
+            "packages/web/.claude/skills/x"
+        ));
         assert!(matches("reports/*.xml", "reports/junit.xml"));
         assert!(!matches("reports/*.xml", "reports/sub/junit.xml"));
         assert!(matches("reports/**/*.xml", "reports/sub/deeper/junit.xml"));

@@ -251,7 +251,9 @@ async fn capture<R: AsyncRead + Unpin>(stream: Option<R>, path: PathBuf, cap: u6
         seen += n as u64;
         let mut chunk = &buf[..n];
         if written < head_cap {
-            let take = usize::try_from(head_cap - written).unwrap_or(usize::MAX).min(chunk.len());
+            let take = usize::try_from(head_cap - written)
+                .unwrap_or(usize::MAX)
+                .min(chunk.len());
             if file.write_all(&chunk[..take]).await.is_err() {
                 return seen;
             }
@@ -278,7 +280,12 @@ async fn capture<R: AsyncRead + Unpin>(stream: Option<R>, path: PathBuf, cap: u6
 
 /// Variables that never reach a suite: the runner's credentials and the Action's inputs.
 fn is_secret_name(name: &str) -> bool {
-    const EXACT: &[&str] = &["GITHUB_TOKEN", "GH_TOKEN", "GH_ENTERPRISE_TOKEN", "GITHUB_ENTERPRISE_TOKEN"];
+    const EXACT: &[&str] = &[
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+        "GH_ENTERPRISE_TOKEN",
+        "GITHUB_ENTERPRISE_TOKEN",
+    ];
     const PREFIXES: &[&str] = &["ACTIONS_", "INPUT_"];
     const SUFFIXES: &[&str] = &["_TOKEN", "_SECRET", "_PASSWORD", "_API_KEY", "_PRIVATE_KEY"];
     let upper = name.to_ascii_uppercase();
@@ -312,7 +319,10 @@ mod tests {
     use super::*;
 
     fn os(pairs: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
-        pairs.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).into(), (*v).into()))
+            .collect()
     }
 
     #[test]
@@ -327,7 +337,10 @@ mod tests {
             ("HOME", "/root"),
         ]);
         let kept = scrubbed_env(env, &["MY_CUSTOM".to_owned()], &["NPM_TOKEN".to_owned()]);
-        let names: Vec<_> = kept.iter().map(|(k, _)| k.to_string_lossy().into_owned()).collect();
+        let names: Vec<_> = kept
+            .iter()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect();
         assert_eq!(names, vec!["PATH", "NPM_TOKEN", "HOME"]);
     }
 
@@ -354,7 +367,10 @@ mod tests {
     /// A process that exists and is not a zombie (an orphan nobody reaped is as good as gone).
     fn alive(pid: i32) -> bool {
         match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-            Ok(stat) => stat.rsplit(") ").next().is_some_and(|rest| !rest.starts_with('Z')),
+            Ok(stat) => stat
+                .rsplit(") ")
+                .next()
+                .is_some_and(|rest| !rest.starts_with('Z')),
             Err(_) => false,
         }
     }
@@ -363,17 +379,33 @@ mod tests {
     fn exit_codes_output_and_report_dir() {
         let dir = tempfile::tempdir().expect("tempdir");
         let jobs = vec![
-            job(dir.path(), "a", "echo hello; echo oops >&2; echo r > \"$SKILLGATE_REPORT_DIR/r.txt\"; exit 3"),
+            job(
+                dir.path(),
+                "a",
+                "echo hello; echo oops >&2; echo r > \"$SKILLGATE_REPORT_DIR/r.txt\"; exit 3",
+            ),
             job(dir.path(), "b", "kill -9 $$"),
         ];
         let done = run_all(jobs, &settings(Duration::from_secs(30), 1024)).expect("run");
         assert_eq!(done[0].exit_code, Some(3));
-        assert_eq!(std::fs::read_to_string(dir.path().join("a.out")).expect("out"), "hello\n");
-        assert_eq!(std::fs::read_to_string(dir.path().join("a.err")).expect("err"), "oops\n");
-        assert_eq!(std::fs::read_to_string(dir.path().join("a-reports/r.txt")).expect("r"), "r\n");
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.out")).expect("out"),
+            "hello\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a.err")).expect("err"),
+            "oops\n"
+        );
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("a-reports/r.txt")).expect("r"),
+            "r\n"
+        );
         assert_eq!(done[1].exit_code, None);
         assert_eq!(done[1].signal, Some(9));
-        assert_eq!(done[1].describe(Duration::from_secs(1)), "killed by signal 9");
+        assert_eq!(
+            done[1].describe(Duration::from_secs(1)),
+            "killed by signal 9"
+        );
     }
 
     #[test]
@@ -387,8 +419,16 @@ mod tests {
         )
         .expect("run");
         assert!(done[0].timed_out);
-        assert!(done[0].duration < Duration::from_secs(10), "{:?}", done[0].duration);
-        let pid: i32 = std::fs::read_to_string(&pidfile).expect("pid").trim().parse().expect("int");
+        assert!(
+            done[0].duration < Duration::from_secs(10),
+            "{:?}",
+            done[0].duration
+        );
+        let pid: i32 = std::fs::read_to_string(&pidfile)
+            .expect("pid")
+            .trim()
+            .parse()
+            .expect("int");
         assert!(!alive(pid), "the background child {pid} survived");
     }
 
@@ -397,10 +437,17 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let pidfile = dir.path().join("bg.pid");
         let script = format!("sleep 1000 & echo $! > {}; exit 0", pidfile.display());
-        let done = run_all(vec![job(dir.path(), "bg", &script)], &settings(Duration::from_secs(30), 1024))
-            .expect("run");
+        let done = run_all(
+            vec![job(dir.path(), "bg", &script)],
+            &settings(Duration::from_secs(30), 1024),
+        )
+        .expect("run");
         assert_eq!(done[0].exit_code, Some(0));
-        let pid: i32 = std::fs::read_to_string(&pidfile).expect("pid").trim().parse().expect("int");
+        let pid: i32 = std::fs::read_to_string(&pidfile)
+            .expect("pid")
+            .trim()
+            .parse()
+            .expect("int");
         assert!(!alive(pid), "the background child {pid} survived");
     }
 
@@ -408,8 +455,11 @@ mod tests {
     fn output_is_capped_head_and_tail() {
         let dir = tempfile::tempdir().expect("tempdir");
         let script = "for i in $(seq 1 2000); do echo line-$i; done";
-        let done = run_all(vec![job(dir.path(), "big", script)], &settings(Duration::from_secs(30), 200))
-            .expect("run");
+        let done = run_all(
+            vec![job(dir.path(), "big", script)],
+            &settings(Duration::from_secs(30), 200),
+        )
+        .expect("run");
         let out = std::fs::read_to_string(dir.path().join("big.out")).expect("out");
         assert!(out.starts_with("line-1\nline-2\n"), "{out}");
         assert!(out.ends_with("line-2000\n"), "{out}");
@@ -423,6 +473,11 @@ mod tests {
         let mut j = job(dir.path(), "x", "");
         j.program = "definitely-not-a-program-xyz".into();
         let done = run_all(vec![j], &settings(Duration::from_secs(5), 100)).expect("run");
-        assert!(done[0].spawn_error.as_deref().is_some_and(|e| e.contains("definitely-not")));
+        assert!(
+            done[0]
+                .spawn_error
+                .as_deref()
+                .is_some_and(|e| e.contains("definitely-not"))
+        );
     }
 }

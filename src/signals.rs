@@ -30,7 +30,9 @@ pub enum SuiteSignal {
     /// No suite declared, conventional or detected.
     Missing,
     /// A suite exists but could not run; the reason says why.
-    Unavailable { reason: String },
+    Unavailable {
+        reason: String,
+    },
     Ran,
     /// The skill was deleted: there is nothing to run.
     NotApplicable,

@@ -71,7 +71,12 @@ impl Finding {
         }
     }
 
-    pub fn warning(rule: &str, file: &str, line: Option<usize>, message: impl Into<String>) -> Self {
+    pub fn warning(
+        rule: &str,
+        file: &str,
+        line: Option<usize>,
+        message: impl Into<String>,
+    ) -> Self {
         Self {
             severity: Severity::Warning,
             ..Self::error(rule, file, line, message)
@@ -212,7 +217,10 @@ pub fn read_meta(text: &str, file: &str, dir_name: &str) -> (SkillMeta, Vec<Find
                 "field-type",
                 file,
                 Some(node.line),
-                format!("`metadata` must be a mapping of keys to text, found {}", other.kind()),
+                format!(
+                    "`metadata` must be a mapping of keys to text, found {}",
+                    other.kind()
+                ),
             )),
         }
     }
@@ -228,7 +236,9 @@ pub fn read_meta(text: &str, file: &str, dir_name: &str) -> (SkillMeta, Vec<Find
             "test-framework" => meta.test_framework = reader.text(field, node),
             "test-report" => meta.test_report = reader.text(field, node),
             "coverage-report" => meta.coverage_report = reader.text(field, node),
-            "required-test-pass-rate" => meta.required_test_pass_rate = reader.fraction(field, node),
+            "required-test-pass-rate" => {
+                meta.required_test_pass_rate = reader.fraction(field, node)
+            }
             "test-coverage" => meta.test_coverage = reader.fraction(field, node),
             "risk-score" => meta.risk_score = reader.fraction(field, node),
             "approval-level" => meta.approval_level = reader.tier(field, node),
@@ -280,12 +290,17 @@ fn lint_spec(
             "frontmatter has no `description`",
         )),
         None => {}
-        Some(d) if d.trim().is_empty() || d.chars().count() > 1024 => findings.push(Finding::error(
-            "description-length",
-            file,
-            line_of("description"),
-            format!("`description` must be 1 to 1024 characters, it has {}", d.chars().count()),
-        )),
+        Some(d) if d.trim().is_empty() || d.chars().count() > 1024 => {
+            findings.push(Finding::error(
+                "description-length",
+                file,
+                line_of("description"),
+                format!(
+                    "`description` must be 1 to 1024 characters, it has {}",
+                    d.chars().count()
+                ),
+            ))
+        }
         Some(_) => {}
     }
     if let Some(c) = &meta.compatibility
@@ -295,12 +310,16 @@ fn lint_spec(
             "compatibility-length",
             file,
             line_of("compatibility"),
-            format!("`compatibility` must be at most 500 characters, it has {}", c.chars().count()),
+            format!(
+                "`compatibility` must be at most 500 characters, it has {}",
+                c.chars().count()
+            ),
         ));
     }
     for (key, node) in fields {
         let canonical = key.replace('_', "-");
-        let known = SPEC_FIELDS.contains(&canonical.as_str()) || GATE_FIELDS.contains(&canonical.as_str());
+        let known =
+            SPEC_FIELDS.contains(&canonical.as_str()) || GATE_FIELDS.contains(&canonical.as_str());
         if !known && key.chars().any(|c| c.is_control()) {
             findings.push(Finding::warning(
                 "field-name",
@@ -403,7 +422,13 @@ impl FieldReader<'_> {
 
     /// A fraction 0.0–1.0. `95%` and a whole number like `95` are percentages; `1.5` is an error.
     fn fraction(&mut self, key: &str, node: &Node) -> Option<f64> {
-        let percent_or = |n: f64| if n > 1.0 && n.fract() == 0.0 { n / 100.0 } else { n };
+        let percent_or = |n: f64| {
+            if n > 1.0 && n.fract() == 0.0 {
+                n / 100.0
+            } else {
+                n
+            }
+        };
         let value = match &node.value {
             Value::Int(i) => Some(percent_or(*i as f64)),
             Value::Float(f) => Some(*f),
@@ -417,7 +442,11 @@ impl FieldReader<'_> {
         match value {
             Some(v) if (0.0..=1.0).contains(&v) => Some(v),
             _ => {
-                self.wrong(key, node, "a fraction between 0.0 and 1.0 (or a percentage)");
+                self.wrong(
+                    key,
+                    node,
+                    "a fraction between 0.0 and 1.0 (or a percentage)",
+                );
                 None
             }
         }
@@ -491,10 +520,12 @@ pub fn content_hash(root: &Path, files: &[String]) -> std::io::Result<String> {
 /// Lowercase hex of some bytes.
 pub fn hex(bytes: &[u8]) -> String {
     use std::fmt::Write;
-    bytes.iter().fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
 }
 
 #[cfg(test)]
@@ -517,14 +548,24 @@ mod tests {
         assert!(findings.is_empty(), "{findings:?}");
         assert_eq!(meta.name.as_deref(), Some("pdf"));
         assert_eq!(meta.allowed_tools, vec!["Read", "Bash"]);
-        assert_eq!(meta.version.as_deref(), Some("2.0.0"), "top level wins over metadata");
+        assert_eq!(
+            meta.version.as_deref(),
+            Some("2.0.0"),
+            "top level wins over metadata"
+        );
         assert_eq!(meta.test_suite.as_deref(), Some("tests/run.sh"));
         assert_eq!(meta.category.as_deref(), Some("documents"));
         assert_eq!(meta.required_test_pass_rate, Some(0.9));
         assert_eq!(meta.test_coverage, Some(0.88));
         assert_eq!(meta.approval_level, Some(Tier::Escalate));
-        assert_eq!(meta.metadata.get("category").map(String::as_str), Some("documents"));
-        assert_eq!(meta.extra.get("argument-hint"), Some(&serde_json::json!("[file]")));
+        assert_eq!(
+            meta.metadata.get("category").map(String::as_str),
+            Some("documents")
+        );
+        assert_eq!(
+            meta.extra.get("argument-hint"),
+            Some(&serde_json::json!("[file]"))
+        );
     }
 
     #[test]
@@ -551,8 +592,8 @@ mod tests {
         let long = "d".repeat(1025);
         let (_, findings) = read(&format!("---\nname: pdf\ndescription: {long}\n---\n"));
         assert_eq!(rules(&findings), vec!["description-length"]);
-        assert_eq!(name_problem("a--b").is_some(), true);
-        assert_eq!(name_problem("-ab").is_some(), true);
+        assert!(name_problem("a--b").is_some());
+        assert!(name_problem("-ab").is_some());
         assert_eq!(name_problem("ab-1"), None);
     }
 
@@ -561,7 +602,10 @@ mod tests {
         let (meta, findings) = read(
             "---\nname: pdf\ndescription: x\nrisk-score: high\napproval-level: sometimes\nmetadata:\n  test-coverage: 1.5\n---\n",
         );
-        assert_eq!(rules(&findings), vec!["field-type", "field-type", "field-type"]);
+        assert_eq!(
+            rules(&findings),
+            vec!["field-type", "field-type", "field-type"]
+        );
         let lines: Vec<_> = findings.iter().map(|f| f.line).collect();
         assert!(lines.contains(&Some(4)) && lines.contains(&Some(5)) && lines.contains(&Some(7)));
         assert_eq!(meta.risk_score, None);

@@ -41,25 +41,44 @@ pub struct Suite {
 pub enum Resolution {
     Found(Suite),
     /// A suite exists but cannot run here (its tool is missing, or its path is refused).
-    Unavailable { suite: Option<Suite>, reason: String },
+    Unavailable {
+        suite: Option<Suite>,
+        reason: String,
+    },
     None,
 }
 
 /// Resolve the suite of a skill at `dir` whose files (relative to `dir`) are `files`.
 /// `repo` is the canonical repository root: a suite path resolving outside it is refused.
 pub fn resolve(dir: &Path, repo: &Path, meta: &SkillMeta, files: &[String]) -> Resolution {
-    if let Some(declared) = meta.test_suite.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+    if let Some(declared) = meta
+        .test_suite
+        .as_deref()
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+    {
         return declared_suite(dir, repo, declared, meta.test_framework.clone());
     }
     for candidate in CONVENTIONAL {
         if files.iter().any(|f| f == candidate) {
-            return file_suite(dir, repo, candidate, SuiteSource::Conventional, meta.test_framework.clone());
+            return file_suite(
+                dir,
+                repo,
+                candidate,
+                SuiteSource::Conventional,
+                meta.test_framework.clone(),
+            );
         }
     }
     detect_framework(dir, files)
 }
 
-fn declared_suite(dir: &Path, repo: &Path, declared: &str, framework: Option<String>) -> Resolution {
+fn declared_suite(
+    dir: &Path,
+    repo: &Path,
+    declared: &str,
+    framework: Option<String>,
+) -> Resolution {
     let looks_like_path = !declared.contains(char::is_whitespace);
     if looks_like_path && dir.join(declared).exists() {
         return file_suite(dir, repo, declared, SuiteSource::Declared, framework);
@@ -82,7 +101,13 @@ fn declared_suite(dir: &Path, repo: &Path, declared: &str, framework: Option<Str
     with_tool(suite, "bash")
 }
 
-fn file_suite(dir: &Path, repo: &Path, rel: &str, source: SuiteSource, framework: Option<String>) -> Resolution {
+fn file_suite(
+    dir: &Path,
+    repo: &Path,
+    rel: &str,
+    source: SuiteSource,
+    framework: Option<String>,
+) -> Resolution {
     let abs = dir.join(rel);
     match abs.canonicalize() {
         Ok(real) if real.starts_with(repo) => {}
@@ -102,12 +127,13 @@ fn file_suite(dir: &Path, repo: &Path, rel: &str, source: SuiteSource, framework
             };
         }
     }
-    let (program, args): (&str, Vec<String>) = match Path::new(rel).extension().and_then(|e| e.to_str()) {
-        Some("py") => ("python3", vec![rel.to_owned()]),
-        Some("js" | "mjs" | "cjs") => ("node", vec![rel.to_owned()]),
-        // `*.sh` and anything else: bash, so a missing executable bit is no failure.
-        _ => ("bash", vec![rel.to_owned()]),
-    };
+    let (program, args): (&str, Vec<String>) =
+        match Path::new(rel).extension().and_then(|e| e.to_str()) {
+            Some("py") => ("python3", vec![rel.to_owned()]),
+            Some("js" | "mjs" | "cjs") => ("node", vec![rel.to_owned()]),
+            // `*.sh` and anything else: bash, so a missing executable bit is no failure.
+            _ => ("bash", vec![rel.to_owned()]),
+        };
     let suite = Suite {
         source,
         command: format!("{program} {rel}"),
@@ -141,7 +167,11 @@ fn detect_framework(dir: &Path, files: &[String]) -> Resolution {
         if has(&|f| ["conftest.py", "pytest.ini"].contains(&name_of(f).as_str())) {
             Some(("pytest", "python3", vec!["-m", "pytest"]))
         } else {
-            Some(("unittest", "python3", vec!["-m", "unittest", "discover", "-v"]))
+            Some((
+                "unittest",
+                "python3",
+                vec!["-m", "unittest", "discover", "-v"],
+            ))
         }
     } else if has(&|f| f.ends_with("_test.go")) {
         Some(("go", "go", vec!["test", "./..."]))
@@ -155,7 +185,10 @@ fn detect_framework(dir: &Path, files: &[String]) -> Resolution {
     };
     let suite = Suite {
         source: SuiteSource::Detected,
-        command: std::iter::once(program).chain(args.iter().copied()).collect::<Vec<_>>().join(" "),
+        command: std::iter::once(program)
+            .chain(args.iter().copied())
+            .collect::<Vec<_>>()
+            .join(" "),
         program: program.to_owned(),
         args: args.into_iter().map(str::to_owned).collect(),
         framework: Some(framework.to_owned()),
@@ -236,9 +269,15 @@ mod tests {
             ..SkillMeta::default()
         };
         let suite = found(resolve(&root, &root, &meta, &files));
-        assert_eq!((suite.source, suite.command.as_str()), (SuiteSource::Declared, "bash run_tests.sh"));
+        assert_eq!(
+            (suite.source, suite.command.as_str()),
+            (SuiteSource::Declared, "bash run_tests.sh")
+        );
         let suite = found(resolve(&root, &root, &SkillMeta::default(), &files));
-        assert_eq!((suite.source, suite.command.as_str()), (SuiteSource::Conventional, "bash test.sh"));
+        assert_eq!(
+            (suite.source, suite.command.as_str()),
+            (SuiteSource::Conventional, "bash test.sh")
+        );
         let suite = found(resolve(&root, &root, &SkillMeta::default(), &files[2..]));
         assert_eq!(suite.framework.as_deref(), Some("node:test"));
         assert_eq!(suite.command, "node --test");
@@ -271,7 +310,8 @@ mod tests {
 
         let outside = tempfile::tempdir().expect("tempdir");
         std::fs::write(outside.path().join("evil.sh"), "").expect("write");
-        std::os::unix::fs::symlink(outside.path().join("evil.sh"), root.join("test.sh")).expect("link");
+        std::os::unix::fs::symlink(outside.path().join("evil.sh"), root.join("test.sh"))
+            .expect("link");
         let Resolution::Unavailable { reason, .. } =
             resolve(&root, &root, &SkillMeta::default(), &["test.sh".to_owned()])
         else {
@@ -292,6 +332,9 @@ mod tests {
         }
         let (dir, files) = setup(&[("README.md", "")]);
         let root = dir.path().canonicalize().expect("canon");
-        assert_eq!(resolve(&root, &root, &SkillMeta::default(), &files), Resolution::None);
+        assert_eq!(
+            resolve(&root, &root, &SkillMeta::default(), &files),
+            Resolution::None
+        );
     }
 }

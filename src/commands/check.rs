@@ -9,7 +9,9 @@ use crate::config::Config;
 use crate::coverage::{self, Coverage};
 use crate::discover::{Layout, SkillDir, Tree, skill_files};
 use crate::error::Error;
-use crate::gate::{CoverageReport, GateRun, RunInfo, SCHEMA, SkillResult, SuiteReport, TestResults, Tool};
+use crate::gate::{
+    CoverageReport, GateRun, RunInfo, SCHEMA, SkillResult, SuiteReport, TestResults, Tool,
+};
 use crate::git::Git;
 use crate::policy::decide;
 use crate::render;
@@ -48,7 +50,11 @@ struct BaseReader {
 
 impl BaseReader {
     fn read(&self, path: &str) -> Option<String> {
-        let full = if self.prefix.is_empty() { path.to_owned() } else { format!("{}/{path}", self.prefix) };
+        let full = if self.prefix.is_empty() {
+            path.to_owned()
+        } else {
+            format!("{}/{path}", self.prefix)
+        };
         self.git.read_file_at(&self.base, &full).ok().flatten()
     }
 }
@@ -74,7 +80,9 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, Error> {
     let scope = select(args, &repo, &layout, &tree)?;
     let mut warnings: Vec<String> = Vec::new();
     if scope.dirty {
-        warnings.push("the working tree has uncommitted changes: they are tested as they are".to_owned());
+        warnings.push(
+            "the working tree has uncommitted changes: they are tested as they are".to_owned(),
+        );
     }
 
     let db_path = args
@@ -113,7 +121,11 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, Error> {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
         timeout: config.runner.timeout,
         output_cap: config.runner.output_cap,
-        env: runner::scrubbed_env(std::env::vars_os(), &config.runner.secret_env, &config.runner.env_allow),
+        env: runner::scrubbed_env(
+            std::env::vars_os(),
+            &config.runner.secret_env,
+            &config.runner.env_allow,
+        ),
     };
     let finished = runner::run_all(jobs.iter().map(|(_, j)| j.clone()).collect(), &settings)?;
     let mut outcomes: Vec<Option<(&Job, Finished)>> = vec![None; prepared.len()];
@@ -125,7 +137,16 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, Error> {
     let mut skills = Vec::with_capacity(prepared.len());
     for (p, outcome) in prepared.into_iter().zip(outcomes) {
         let previous = store.previous_coverage(&p.name)?;
-        skills.push(assess(&repo, p, outcome, &config, &settings, &finished_at, previous, &mut warnings));
+        skills.push(assess(
+            &repo,
+            p,
+            outcome,
+            &config,
+            &settings,
+            &finished_at,
+            previous,
+            &mut warnings,
+        ));
     }
     let run = GateRun {
         schema: SCHEMA.to_owned(),
@@ -173,7 +194,10 @@ fn select(args: &CheckArgs, repo: &Path, layout: &Layout<'_>, tree: &Tree) -> Re
     let mut scope = if args.all {
         let git = Git::open(repo).ok();
         let head = git.as_ref().and_then(|g| g.head().ok().flatten());
-        let dirty = head.is_some() && git.as_ref().is_some_and(|g| g.is_dirty().unwrap_or(false));
+        let dirty = head.is_some()
+            && git
+                .as_ref()
+                .is_some_and(|g| g.is_dirty(repo).unwrap_or(false));
         Scope {
             changes: tree
                 .skills
@@ -200,10 +224,13 @@ fn select(args: &CheckArgs, repo: &Path, layout: &Layout<'_>, tree: &Tree) -> Re
                 .find(|c| c.skill.dir_name() == name)
                 .cloned()
                 .or_else(|| {
-                    tree.skills.iter().find(|s| s.dir_name() == name).map(|s| SkillChange {
-                        skill: s.clone(),
-                        kind: ChangeKind::Unchanged,
-                    })
+                    tree.skills
+                        .iter()
+                        .find(|s| s.dir_name() == name)
+                        .map(|s| SkillChange {
+                            skill: s.clone(),
+                            kind: ChangeKind::Unchanged,
+                        })
                 });
             match found {
                 Some(change) => picked.push(change),
@@ -211,7 +238,14 @@ fn select(args: &CheckArgs, repo: &Path, layout: &Layout<'_>, tree: &Tree) -> Re
                     let known: Vec<&str> = tree.skills.iter().map(SkillDir::dir_name).collect();
                     return Err(Error::usage(
                         format!("no skill named `{name}` in {}", repo.display()),
-                        Some(&format!("skills found: {}", if known.is_empty() { "none".to_owned() } else { known.join(", ") })),
+                        Some(&format!(
+                            "skills found: {}",
+                            if known.is_empty() {
+                                "none".to_owned()
+                            } else {
+                                known.join(", ")
+                            }
+                        )),
                     ));
                 }
             }
@@ -222,7 +256,12 @@ fn select(args: &CheckArgs, repo: &Path, layout: &Layout<'_>, tree: &Tree) -> Re
     Ok(scope)
 }
 
-fn changed(args: &CheckArgs, repo: &Path, layout: &Layout<'_>, tree: &Tree) -> Result<Scope, Error> {
+fn changed(
+    args: &CheckArgs,
+    repo: &Path,
+    layout: &Layout<'_>,
+    tree: &Tree,
+) -> Result<Scope, Error> {
     let git = Git::open(repo)?;
     let Some(checked_out) = git.head()? else {
         return Err(Error::usage(
@@ -244,7 +283,11 @@ fn changed(args: &CheckArgs, repo: &Path, layout: &Layout<'_>, tree: &Tree) -> R
             let sha = git.resolve(rev)?;
             if sha != checked_out {
                 return Err(Error::usage(
-                    format!("--head {rev} ({}) is not the checked-out commit ({})", short(&sha), short(&checked_out)),
+                    format!(
+                        "--head {rev} ({}) is not the checked-out commit ({})",
+                        short(&sha),
+                        short(&checked_out)
+                    ),
                     Some("check out the head revision first: suites run from the working tree"),
                 ));
             }
@@ -261,7 +304,7 @@ fn changed(args: &CheckArgs, repo: &Path, layout: &Layout<'_>, tree: &Tree) -> R
             )
         })?,
     };
-    let dirty = head.is_none() && git.is_dirty()?;
+    let dirty = git.is_dirty(repo)?;
     let files: Vec<_> = git
         .changes(&base, head.as_deref())?
         .into_iter()
@@ -308,7 +351,12 @@ fn relative_change(change: crate::git::FileChange, prefix: &str) -> Option<crate
 }
 
 /// Read a skill's `SKILL.md`, lint it, hash it and find its suite.
-fn prepare(repo: &Path, tree: &Tree, change: &SkillChange, base: Option<&BaseReader>) -> Result<Prepared, Error> {
+fn prepare(
+    repo: &Path,
+    tree: &Tree,
+    change: &SkillChange,
+    base: Option<&BaseReader>,
+) -> Result<Prepared, Error> {
     let skill = &change.skill;
     let file = skill.skill_file_path();
     if change.kind == ChangeKind::Deleted {
@@ -332,12 +380,18 @@ fn prepare(repo: &Path, tree: &Tree, change: &SkillChange, base: Option<&BaseRea
         Ok(text) => skill::read_meta(&text, &file, skill.dir_name()),
         Err(message) => (
             SkillMeta::default(),
-            vec![Finding::error("skill-file-unreadable", &file, None, message)],
+            vec![Finding::error(
+                "skill-file-unreadable",
+                &file,
+                None,
+                message,
+            )],
         ),
     };
-    let files = skill_files(repo, skill, &tree.skills).map_err(|err| Error::io("list the files of", &dir, err))?;
-    let content_hash =
-        skill::content_hash(&dir, &files).map_err(|err| Error::io("hash the files of", &dir, err))?;
+    let files = skill_files(repo, skill, &tree.skills)
+        .map_err(|err| Error::io("list the files of", &dir, err))?;
+    let content_hash = skill::content_hash(&dir, &files)
+        .map_err(|err| Error::io("hash the files of", &dir, err))?;
     let resolution = suite::resolve(&dir, repo, &meta, &files);
     if let Resolution::Unavailable { reason, .. } = &resolution
         && reason.contains("outside the repository")
@@ -369,7 +423,12 @@ fn read_skill_file(path: &Path) -> Result<String, String> {
         ));
     }
     let bytes = std::fs::read(path).map_err(|err| format!("cannot read SKILL.md: {err}"))?;
-    String::from_utf8(bytes).map_err(|err| format!("SKILL.md is not UTF-8 (byte {})", err.utf8_error().valid_up_to()))
+    String::from_utf8(bytes).map_err(|err| {
+        format!(
+            "SKILL.md is not UTF-8 (byte {})",
+            err.utf8_error().valid_up_to()
+        )
+    })
 }
 
 /// Two skills may not share a name: the audit trail keys skills by it.
@@ -378,9 +437,14 @@ fn flag_duplicate_names(prepared: &mut [Prepared]) {
         let (before, rest) = prepared.split_at_mut(i);
         let current = &mut rest[0];
         if let Some(first) = before.iter().find(|p| p.name == current.name) {
-            let message = format!("another skill has the name `{}`: {}", current.name, first.change.skill.dir);
+            let message = format!(
+                "another skill has the name `{}`: {}",
+                current.name, first.change.skill.dir
+            );
             let file = current.change.skill.skill_file_path();
-            current.lint.push(Finding::error("name-duplicate", &file, None, message));
+            current
+                .lint
+                .push(Finding::error("name-duplicate", &file, None, message));
         }
     }
 }
@@ -398,7 +462,10 @@ fn job(repo: &Path, workspace: &Path, index: usize, skill: &SkillDir, suite: &Su
 }
 
 /// Read what a suite left behind, build the signals, decide.
-#[expect(clippy::too_many_arguments, reason = "one call site; a struct would only rename them")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one call site; a struct would only rename them"
+)]
 fn assess(
     repo: &Path,
     p: Prepared,
@@ -412,9 +479,13 @@ fn assess(
     let skill_dir = repo.join(&p.change.skill.dir);
     let mut lint = p.lint;
     let (suite_signal, suite_report, run, measured) = match (&p.resolution, outcome) {
-        (_, _) if p.change.kind == ChangeKind::Deleted => (SuiteSignal::NotApplicable, None, None, None),
+        (_, _) if p.change.kind == ChangeKind::Deleted => {
+            (SuiteSignal::NotApplicable, None, None, None)
+        }
         (Resolution::Found(suite), Some((job, done))) => {
-            let (run, measured, sources) = read_results(repo, &skill_dir, &p.meta, job, &done, settings, &mut lint, warnings);
+            let (run, measured, sources) = read_results(
+                repo, &skill_dir, &p.meta, job, &done, settings, &mut lint, warnings,
+            );
             let report = SuiteReport {
                 suite: Some(suite.clone()),
                 outcome: done.describe(settings.timeout),
@@ -426,7 +497,9 @@ fn assess(
             (SuiteSignal::Ran, Some(report), Some(run), measured)
         }
         (Resolution::Unavailable { suite, reason }, _) => (
-            SuiteSignal::Unavailable { reason: reason.clone() },
+            SuiteSignal::Unavailable {
+                reason: reason.clone(),
+            },
             Some(SuiteReport {
                 suite: suite.clone(),
                 outcome: format!("not run: {reason}"),
@@ -519,7 +592,10 @@ fn assess(
 
 /// The suite's results: report files first (its report directory, then declared globs), then
 /// its output, then its exit code. Coverage from the same files.
-#[expect(clippy::too_many_arguments, reason = "one call site; a struct would only rename them")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one call site; a struct would only rename them"
+)]
 fn read_results(
     repo: &Path,
     skill_dir: &Path,
@@ -531,12 +607,18 @@ fn read_results(
     warnings: &mut Vec<String>,
 ) -> (TestRun, Option<Coverage>, Vec<String>) {
     let mut files = list_files(&job.report_dir);
-    for glob in [&meta.test_report, &meta.coverage_report].into_iter().flatten() {
+    for glob in [&meta.test_report, &meta.coverage_report]
+        .into_iter()
+        .flatten()
+    {
         match declared_reports(repo, skill_dir, glob) {
             Ok(found) => files.extend(found),
             Err(message) => lint.push(Finding::error(
                 "path-escape",
-                &format!("{}/SKILL.md", skill_dir.strip_prefix(repo).unwrap_or(skill_dir).display()),
+                &format!(
+                    "{}/SKILL.md",
+                    skill_dir.strip_prefix(repo).unwrap_or(skill_dir).display()
+                ),
                 None,
                 message,
             )),
@@ -609,7 +691,10 @@ fn read_results(
     if suite_failed && !from_exit_code && (run.failed == 0 || done.timed_out) {
         run.record(TestCase::failed(
             "suite exit status",
-            Some(format!("the suite ended with {}", done.describe(settings.timeout))),
+            Some(format!(
+                "the suite ended with {}",
+                done.describe(settings.timeout)
+            )),
         ));
     }
     (run, coverage, sources)
@@ -619,9 +704,13 @@ fn list_files(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
         for entry in entries.filter_map(Result::ok) {
-            let Ok(file_type) = entry.file_type() else { continue };
+            let Ok(file_type) = entry.file_type() else {
+                continue;
+            };
             if file_type.is_dir() {
                 stack.push(entry.path());
             } else if file_type.is_file() {
@@ -635,11 +724,15 @@ fn list_files(dir: &Path) -> Vec<PathBuf> {
 /// Files a skill's `test-report`/`coverage-report` glob names, confined to the repository.
 fn declared_reports(repo: &Path, skill_dir: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
     if pattern.starts_with('/') || pattern.split('/').any(|s| s == "..") {
-        return Err(format!("report path `{pattern}` leaves the skill directory; refused"));
+        return Err(format!(
+            "report path `{pattern}` leaves the skill directory; refused"
+        ));
     }
     let mut found = Vec::new();
     for file in list_files(skill_dir) {
-        let Ok(rel) = file.strip_prefix(skill_dir) else { continue };
+        let Ok(rel) = file.strip_prefix(skill_dir) else {
+            continue;
+        };
         if !crate::glob::matches(pattern, &rel.to_string_lossy()) {
             continue;
         }
@@ -658,7 +751,13 @@ fn declared_reports(repo: &Path, skill_dir: &Path, pattern: &str) -> Result<Vec<
     Ok(found)
 }
 
-fn run_info(repo: &Path, scope: &Scope, all: bool, started_at: String, finished_at: String) -> RunInfo {
+fn run_info(
+    repo: &Path,
+    scope: &Scope,
+    all: bool,
+    started_at: String,
+    finished_at: String,
+) -> RunInfo {
     let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     RunInfo {
         repository: env("GITHUB_REPOSITORY").unwrap_or_else(|| {
@@ -671,7 +770,9 @@ fn run_info(repo: &Path, scope: &Scope, all: bool, started_at: String, finished_
         dirty: scope.dirty,
         event: env("GITHUB_EVENT_NAME").unwrap_or_else(|| "local".to_owned()),
         run_id: env("GITHUB_RUN_ID"),
-        run_attempt: env("GITHUB_RUN_ATTEMPT").and_then(|a| a.parse().ok()).unwrap_or(1),
+        run_attempt: env("GITHUB_RUN_ATTEMPT")
+            .and_then(|a| a.parse().ok())
+            .unwrap_or(1),
         scope: if all { "all" } else { "changed" }.to_owned(),
         started_at,
         finished_at,
@@ -684,9 +785,14 @@ fn now() -> String {
 
 /// Write to a sibling temporary file, then rename: a reader never sees half a document.
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(|err| Error::io("write", path, err))?;
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp =
+        tempfile::NamedTempFile::new_in(dir).map_err(|err| Error::io("write", path, err))?;
     std::io::Write::write_all(&mut tmp, bytes).map_err(|err| Error::io("write", path, err))?;
-    tmp.persist(path).map_err(|err| Error::io("write", path, err.error))?;
+    tmp.persist(path)
+        .map_err(|err| Error::io("write", path, err.error))?;
     Ok(())
 }

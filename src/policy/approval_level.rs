@@ -1,7 +1,7 @@
 //! A skill may declare the least tier it needs; it can raise the verdict, never lower it.
 
-use super::criterion::{Assessment, Category, Criterion, Demand};
 use super::Policy;
+use super::criterion::{Assessment, Category, Criterion, Demand};
 use crate::signals::Signals;
 use crate::skill::Tier;
 

@@ -1,7 +1,7 @@
 //! Removing or renaming a skill breaks whoever loads it by name: a maintainer decides.
 
-use super::criterion::{Assessment, Criterion, Demand};
 use super::Policy;
+use super::criterion::{Assessment, Criterion, Demand};
 use crate::changes::ChangeKind;
 use crate::signals::Signals;
 
@@ -26,7 +26,12 @@ impl Criterion for BreakingChange {
                 Demand::Human,
                 format!("breaking change: skill renamed from {from}"),
             ),
-            _ => Assessment::new("none", "none", Demand::Auto, "no breaking change".to_owned()),
+            _ => Assessment::new(
+                "none",
+                "none",
+                Demand::Auto,
+                "no breaking change".to_owned(),
+            ),
         })
     }
 }

@@ -1,9 +1,9 @@
 //! Measured coverage against the auto and human thresholds. Declared coverage counts for the
 //! thresholds but never satisfies auto; unknown coverage is escalated.
 
+use super::Policy;
 use super::criterion::{Assessment, Category, Criterion, Demand, fraction, rounded};
 use super::pass_rate::meets;
-use super::Policy;
 use crate::signals::{CoverageSignal, Signals, SuiteSignal};
 
 pub struct Coverage;
@@ -21,11 +21,15 @@ impl Criterion for Coverage {
         let human = policy.human.coverage;
         let (ratio, source) = match &signals.coverage {
             CoverageSignal::Unknown => {
+                let why = match signals.suite {
+                    SuiteSignal::Ran => "no coverage report was found",
+                    _ => "the suite did not run",
+                };
                 return Some(Assessment::new(
                     auto,
                     serde_json::Value::Null,
                     Demand::Escalate(Category::Coverage),
-                    "coverage unknown: no coverage report was found".to_owned(),
+                    format!("coverage unknown: {why}"),
                 ));
             }
             CoverageSignal::Measured { ratio, format } => (*ratio, format!("measured, {format}")),
@@ -34,7 +38,10 @@ impl Criterion for Coverage {
         let declared = matches!(signals.coverage, CoverageSignal::Declared { .. });
         let shown = fraction(ratio);
         let (demand, reason) = if !meets(ratio, human) {
-            (Demand::Human, format!("coverage {shown} < {} ({source})", fraction(human)))
+            (
+                Demand::Human,
+                format!("coverage {shown} < {} ({source})", fraction(human)),
+            )
         } else if !meets(ratio, auto) {
             (
                 Demand::Escalate(Category::Coverage),
@@ -46,7 +53,10 @@ impl Criterion for Coverage {
                 format!("coverage {shown} is declared, not measured: it cannot approve by itself"),
             )
         } else {
-            (Demand::Auto, format!("coverage {shown} ≥ {} ({source})", fraction(auto)))
+            (
+                Demand::Auto,
+                format!("coverage {shown} ≥ {} ({source})", fraction(auto)),
+            )
         };
         Some(Assessment::new(auto, rounded(ratio), demand, reason))
     }

@@ -54,7 +54,11 @@ pub fn decide(signals: &Signals, policy: &Policy) -> Decision {
             demands.push((assessment.demand, assessment.reason));
         }
     }
-    let heaviest = demands.iter().map(|(d, _)| *d).max().unwrap_or(Demand::Auto);
+    let heaviest = demands
+        .iter()
+        .map(|(d, _)| *d)
+        .max()
+        .unwrap_or(Demand::Auto);
     let (tier, decision) = match heaviest {
         Demand::Auto => (Tier::Auto, Verdict::Approved),
         Demand::Escalate(_) => (Tier::Escalate, Verdict::Escalated),
@@ -76,7 +80,10 @@ pub fn decide(signals: &Signals, policy: &Policy) -> Decision {
     let mut reasons: Vec<(Demand, String)> = if heaviest == Demand::Auto {
         demands
     } else {
-        demands.into_iter().filter(|(d, _)| *d != Demand::Auto).collect()
+        demands
+            .into_iter()
+            .filter(|(d, _)| *d != Demand::Auto)
+            .collect()
     };
     reasons.sort_by_key(|(d, _)| std::cmp::Reverse(weight(*d)));
     Decision {
@@ -110,8 +117,15 @@ mod tests {
             change: ChangeKind::Modified,
             lint_errors: Vec::new(),
             suite: SuiteSignal::Ran,
-            tests: Some(TestCounts { passed: 20, failed: 0, skipped: 0 }),
-            coverage: CoverageSignal::Measured { ratio: 0.97, format: "lcov".into() },
+            tests: Some(TestCounts {
+                passed: 20,
+                failed: 0,
+                skipped: 0,
+            }),
+            coverage: CoverageSignal::Measured {
+                ratio: 0.97,
+                format: "lcov".into(),
+            },
             declared_risk: None,
             declared_approval_level: None,
             required_pass_rate: 0.95,
@@ -119,11 +133,18 @@ mod tests {
     }
 
     fn counts(passed: u64, failed: u64) -> Option<TestCounts> {
-        Some(TestCounts { passed, failed, skipped: 0 })
+        Some(TestCounts {
+            passed,
+            failed,
+            skipped: 0,
+        })
     }
 
     fn measured(ratio: f64) -> CoverageSignal {
-        CoverageSignal::Measured { ratio, format: "lcov".into() }
+        CoverageSignal::Measured {
+            ratio,
+            format: "lcov".into(),
+        }
     }
 
     #[test]
@@ -132,44 +153,201 @@ mod tests {
         let cases: &[(&str, Edit, Tier, Verdict)] = &[
             ("all criteria met", |_| {}, Tier::Auto, Verdict::Approved),
             // pass rate vs required_test_pass_rate, and the human floor
-            ("pass rate exactly 0.95", |s| s.tests = counts(19, 1), Tier::Auto, Verdict::Approved),
-            ("pass rate 0.90 escalates", |s| s.tests = counts(18, 2), Tier::Escalate, Verdict::Escalated),
-            ("pass rate exactly 0.80 escalates", |s| s.tests = counts(16, 4), Tier::Escalate, Verdict::Escalated),
-            ("pass rate 0.79 is human", |s| s.tests = counts(79, 21), Tier::Human, Verdict::Escalated),
-            ("own required rate 0.90", |s| { s.tests = counts(18, 2); s.required_pass_rate = 0.90 }, Tier::Auto, Verdict::Approved),
+            (
+                "pass rate exactly 0.95",
+                |s| s.tests = counts(19, 1),
+                Tier::Auto,
+                Verdict::Approved,
+            ),
+            (
+                "pass rate 0.90 escalates",
+                |s| s.tests = counts(18, 2),
+                Tier::Escalate,
+                Verdict::Escalated,
+            ),
+            (
+                "pass rate exactly 0.80 escalates",
+                |s| s.tests = counts(16, 4),
+                Tier::Escalate,
+                Verdict::Escalated,
+            ),
+            (
+                "pass rate 0.79 is human",
+                |s| s.tests = counts(79, 21),
+                Tier::Human,
+                Verdict::Escalated,
+            ),
+            (
+                "own required rate 0.90",
+                |s| {
+                    s.tests = counts(18, 2);
+                    s.required_pass_rate = 0.90
+                },
+                Tier::Auto,
+                Verdict::Approved,
+            ),
             // coverage
-            ("coverage exactly 0.95", |s| s.coverage = measured(0.95), Tier::Auto, Verdict::Approved),
-            ("coverage 0.94 escalates", |s| s.coverage = measured(0.94), Tier::Escalate, Verdict::Escalated),
-            ("coverage exactly 0.80 escalates", |s| s.coverage = measured(0.80), Tier::Escalate, Verdict::Escalated),
-            ("coverage 0.79 is human", |s| s.coverage = measured(0.79), Tier::Human, Verdict::Escalated),
-            ("coverage unknown escalates", |s| s.coverage = CoverageSignal::Unknown, Tier::Escalate, Verdict::Escalated),
-            ("declared 0.99 never approves", |s| s.coverage = CoverageSignal::Declared { ratio: 0.99 }, Tier::Escalate, Verdict::Escalated),
-            ("declared 0.50 is human", |s| s.coverage = CoverageSignal::Declared { ratio: 0.50 }, Tier::Human, Verdict::Escalated),
+            (
+                "coverage exactly 0.95",
+                |s| s.coverage = measured(0.95),
+                Tier::Auto,
+                Verdict::Approved,
+            ),
+            (
+                "coverage 0.94 escalates",
+                |s| s.coverage = measured(0.94),
+                Tier::Escalate,
+                Verdict::Escalated,
+            ),
+            (
+                "coverage exactly 0.80 escalates",
+                |s| s.coverage = measured(0.80),
+                Tier::Escalate,
+                Verdict::Escalated,
+            ),
+            (
+                "coverage 0.79 is human",
+                |s| s.coverage = measured(0.79),
+                Tier::Human,
+                Verdict::Escalated,
+            ),
+            (
+                "coverage unknown escalates",
+                |s| s.coverage = CoverageSignal::Unknown,
+                Tier::Escalate,
+                Verdict::Escalated,
+            ),
+            (
+                "declared 0.99 never approves",
+                |s| s.coverage = CoverageSignal::Declared { ratio: 0.99 },
+                Tier::Escalate,
+                Verdict::Escalated,
+            ),
+            (
+                "declared 0.50 is human",
+                |s| s.coverage = CoverageSignal::Declared { ratio: 0.50 },
+                Tier::Human,
+                Verdict::Escalated,
+            ),
             // test suite present with at least one test
-            ("no suite is human", |s| { s.suite = SuiteSignal::Missing; s.tests = None }, Tier::Human, Verdict::Escalated),
-            ("zero tests is human", |s| s.tests = counts(0, 0), Tier::Human, Verdict::Escalated),
-            ("unavailable suite is human", |s| { s.suite = SuiteSignal::Unavailable { reason: "`go` is not installed".into() }; s.tests = None }, Tier::Human, Verdict::Escalated),
+            (
+                "no suite is human",
+                |s| {
+                    s.suite = SuiteSignal::Missing;
+                    s.tests = None
+                },
+                Tier::Human,
+                Verdict::Escalated,
+            ),
+            (
+                "zero tests is human",
+                |s| s.tests = counts(0, 0),
+                Tier::Human,
+                Verdict::Escalated,
+            ),
+            (
+                "unavailable suite is human",
+                |s| {
+                    s.suite = SuiteSignal::Unavailable {
+                        reason: "`go` is not installed".into(),
+                    };
+                    s.tests = None
+                },
+                Tier::Human,
+                Verdict::Escalated,
+            ),
             // declared risk
-            ("risk 0.30 approves", |s| s.declared_risk = Some(0.30), Tier::Auto, Verdict::Approved),
-            ("risk 0.31 escalates", |s| s.declared_risk = Some(0.31), Tier::Escalate, Verdict::Escalated),
-            ("risk 0.60 escalates", |s| s.declared_risk = Some(0.60), Tier::Escalate, Verdict::Escalated),
-            ("risk 0.61 is human", |s| s.declared_risk = Some(0.61), Tier::Human, Verdict::Escalated),
+            (
+                "risk 0.30 approves",
+                |s| s.declared_risk = Some(0.30),
+                Tier::Auto,
+                Verdict::Approved,
+            ),
+            (
+                "risk 0.31 escalates",
+                |s| s.declared_risk = Some(0.31),
+                Tier::Escalate,
+                Verdict::Escalated,
+            ),
+            (
+                "risk 0.60 escalates",
+                |s| s.declared_risk = Some(0.60),
+                Tier::Escalate,
+                Verdict::Escalated,
+            ),
+            (
+                "risk 0.61 is human",
+                |s| s.declared_risk = Some(0.61),
+                Tier::Human,
+                Verdict::Escalated,
+            ),
             // declared approval level raises only
-            ("declared auto changes nothing", |s| s.declared_approval_level = Some(Tier::Auto), Tier::Auto, Verdict::Approved),
-            ("declared escalate raises", |s| s.declared_approval_level = Some(Tier::Escalate), Tier::Escalate, Verdict::Escalated),
-            ("declared human raises", |s| s.declared_approval_level = Some(Tier::Human), Tier::Human, Verdict::Escalated),
-            ("declared auto does not lower", |s| { s.declared_approval_level = Some(Tier::Auto); s.coverage = measured(0.5) }, Tier::Human, Verdict::Escalated),
+            (
+                "declared auto changes nothing",
+                |s| s.declared_approval_level = Some(Tier::Auto),
+                Tier::Auto,
+                Verdict::Approved,
+            ),
+            (
+                "declared escalate raises",
+                |s| s.declared_approval_level = Some(Tier::Escalate),
+                Tier::Escalate,
+                Verdict::Escalated,
+            ),
+            (
+                "declared human raises",
+                |s| s.declared_approval_level = Some(Tier::Human),
+                Tier::Human,
+                Verdict::Escalated,
+            ),
+            (
+                "declared auto does not lower",
+                |s| {
+                    s.declared_approval_level = Some(Tier::Auto);
+                    s.coverage = measured(0.5)
+                },
+                Tier::Human,
+                Verdict::Escalated,
+            ),
             // breaking changes
-            ("deleted skill is human", |s| { s.change = ChangeKind::Deleted; s.suite = SuiteSignal::NotApplicable; s.tests = None; s.coverage = CoverageSignal::Unknown }, Tier::Human, Verdict::Escalated),
-            ("renamed skill is human", |s| s.change = ChangeKind::Renamed { from: "s/old".into() }, Tier::Human, Verdict::Escalated),
+            (
+                "deleted skill is human",
+                |s| {
+                    s.change = ChangeKind::Deleted;
+                    s.suite = SuiteSignal::NotApplicable;
+                    s.tests = None;
+                    s.coverage = CoverageSignal::Unknown
+                },
+                Tier::Human,
+                Verdict::Escalated,
+            ),
+            (
+                "renamed skill is human",
+                |s| {
+                    s.change = ChangeKind::Renamed {
+                        from: "s/old".into(),
+                    }
+                },
+                Tier::Human,
+                Verdict::Escalated,
+            ),
             // needs correction beats everything
-            ("invalid SKILL.md", |s| s.lint_errors = vec!["SKILL.md:1: no frontmatter".into()], Tier::Human, Verdict::NeedsCorrection),
+            (
+                "invalid SKILL.md",
+                |s| s.lint_errors = vec!["SKILL.md:1: no frontmatter".into()],
+                Tier::Human,
+                Verdict::NeedsCorrection,
+            ),
         ];
         for (name, edit, tier, verdict) in cases {
             let mut signals = good();
             edit(&mut signals);
             let decision = decide(&signals, &Policy::default());
-            assert_eq!((decision.tier, decision.decision), (*tier, *verdict), "case: {name}: {decision:?}");
+            assert_eq!(
+                (decision.tier, decision.decision),
+                (*tier, *verdict),
+                "case: {name}: {decision:?}"
+            );
             assert!(!decision.reasons.is_empty(), "case {name} has no reasons");
         }
     }
@@ -177,7 +355,11 @@ mod tests {
     #[test]
     fn criteria_check_has_the_seed_shape() {
         let mut signals = good();
-        signals.tests = Some(TestCounts { passed: 45, failed: 0, skipped: 2 });
+        signals.tests = Some(TestCounts {
+            passed: 45,
+            failed: 0,
+            skipped: 2,
+        });
         signals.coverage = measured(0.88);
         let decision = decide(&signals, &Policy::default());
         let json = serde_json::to_value(&decision.criteria).expect("json");
@@ -190,7 +372,10 @@ mod tests {
             serde_json::json!({"required": 0.95, "actual": 0.88, "passed": false})
         );
         assert_eq!(decision.escalation_categories, vec![Category::Coverage]);
-        assert_eq!(decision.reasons, vec!["coverage 0.88 < 0.95 (measured, lcov)"]);
+        assert_eq!(
+            decision.reasons,
+            vec!["coverage 0.88 < 0.95 (measured, lcov)"]
+        );
     }
 
     #[test]
@@ -201,7 +386,10 @@ mod tests {
         let decision = decide(&signals, &Policy::default());
         assert_eq!(
             decision.reasons,
-            vec!["pass rate 0.60 (3/5) < 0.80", "coverage 0.85 < 0.95 (measured, lcov)"]
+            vec![
+                "pass rate 0.60 (3/5) < 0.80",
+                "coverage 0.85 < 0.95 (measured, lcov)"
+            ]
         );
         let approved = decide(&good(), &Policy::default());
         assert_eq!(
@@ -219,9 +407,16 @@ mod tests {
     #[test]
     fn skips_count_in_the_total_unless_excluded() {
         let mut signals = good();
-        signals.tests = Some(TestCounts { passed: 18, failed: 0, skipped: 2 });
+        signals.tests = Some(TestCounts {
+            passed: 18,
+            failed: 0,
+            skipped: 2,
+        });
         assert_eq!(decide(&signals, &Policy::default()).tier, Tier::Escalate);
-        let policy = Policy { skips: SkipHandling::Exclude, ..Policy::default() };
+        let policy = Policy {
+            skips: SkipHandling::Exclude,
+            ..Policy::default()
+        };
         assert_eq!(decide(&signals, &policy).tier, Tier::Auto);
     }
 }

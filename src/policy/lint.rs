@@ -1,7 +1,7 @@
 //! An invalid `SKILL.md` needs correction before anything else is worth judging.
 
-use super::criterion::{Assessment, Criterion, Demand};
 use super::Policy;
+use super::criterion::{Assessment, Criterion, Demand};
 use crate::signals::Signals;
 
 pub struct SkillMd;
@@ -14,8 +14,18 @@ impl Criterion for SkillMd {
     fn evaluate(&self, signals: &Signals, _policy: &Policy) -> Option<Assessment> {
         let errors = &signals.lint_errors;
         Some(match errors.as_slice() {
-            [] => Assessment::new("valid", "valid", Demand::Auto, "SKILL.md is valid".to_owned()),
-            [only] => Assessment::new("valid", "1 error", Demand::Correction, format!("invalid SKILL.md: {only}")),
+            [] => Assessment::new(
+                "valid",
+                "valid",
+                Demand::Auto,
+                "SKILL.md is valid".to_owned(),
+            ),
+            [only] => Assessment::new(
+                "valid",
+                "1 error",
+                Demand::Correction,
+                format!("invalid SKILL.md: {only}"),
+            ),
             [first, rest @ ..] => Assessment::new(
                 "valid",
                 format!("{} errors", errors.len()),

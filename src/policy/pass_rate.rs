@@ -1,8 +1,8 @@
 //! The pass rate against the skill's `required_test_pass_rate`; below the human floor a
 //! maintainer looks, between the two an expert does.
 
-use super::criterion::{Assessment, Category, Criterion, Demand, fraction, rounded};
 use super::Policy;
+use super::criterion::{Assessment, Category, Criterion, Demand, fraction, rounded};
 use crate::config::SkipHandling;
 use crate::signals::Signals;
 
@@ -26,16 +26,31 @@ impl Criterion for PassRate {
         let required = signals.required_pass_rate;
         let counts = format!("{}/{total}", tests.passed);
         let (demand, reason) = if meets(rate, required) {
-            (Demand::Auto, format!("pass rate {} ({counts}) ≥ {}", fraction(rate), fraction(required)))
+            (
+                Demand::Auto,
+                format!(
+                    "pass rate {} ({counts}) ≥ {}",
+                    fraction(rate),
+                    fraction(required)
+                ),
+            )
         } else if !meets(rate, policy.human.pass_rate) {
             (
                 Demand::Human,
-                format!("pass rate {} ({counts}) < {}", fraction(rate), fraction(policy.human.pass_rate)),
+                format!(
+                    "pass rate {} ({counts}) < {}",
+                    fraction(rate),
+                    fraction(policy.human.pass_rate)
+                ),
             )
         } else {
             (
                 Demand::Escalate(Category::PassRate),
-                format!("pass rate {} ({counts}) < {}", fraction(rate), fraction(required)),
+                format!(
+                    "pass rate {} ({counts}) < {}",
+                    fraction(rate),
+                    fraction(required)
+                ),
             )
         };
         Some(Assessment::new(required, rounded(rate), demand, reason))

@@ -1,7 +1,7 @@
 //! The risk score against the auto ceiling and the human floor.
 
-use super::criterion::{Assessment, Category, Criterion, Demand, fraction};
 use super::Policy;
+use super::criterion::{Assessment, Category, Criterion, Demand, fraction};
 use crate::signals::Signals;
 
 pub struct Risk;
@@ -17,11 +17,20 @@ impl Criterion for Risk {
         let (auto, human) = (policy.auto.risk, policy.human.risk);
         let shown = fraction(risk);
         let (demand, reason) = if risk > human + 1e-9 {
-            (Demand::Human, format!("risk {shown} > {} (declared)", fraction(human)))
+            (
+                Demand::Human,
+                format!("risk {shown} > {} (declared)", fraction(human)),
+            )
         } else if risk > auto + 1e-9 {
-            (Demand::Escalate(Category::Risk), format!("risk {shown} > {} (declared)", fraction(auto)))
+            (
+                Demand::Escalate(Category::Risk),
+                format!("risk {shown} > {} (declared)", fraction(auto)),
+            )
         } else {
-            (Demand::Auto, format!("risk {shown} ≤ {} (declared)", fraction(auto)))
+            (
+                Demand::Auto,
+                format!("risk {shown} ≤ {} (declared)", fraction(auto)),
+            )
         };
         Some(Assessment::new(format!("<= {auto}"), risk, demand, reason))
     }

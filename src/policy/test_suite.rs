@@ -1,7 +1,7 @@
 //! A skill with no suite, a suite that cannot run, or a suite with zero tests proves nothing.
 
-use super::criterion::{Assessment, Criterion, Demand};
 use super::Policy;
+use super::criterion::{Assessment, Criterion, Demand};
 use crate::signals::{Signals, SuiteSignal};
 
 pub struct TestSuite;
@@ -15,9 +15,12 @@ impl Criterion for TestSuite {
         let required = ">= 1 test";
         Some(match (&signals.suite, signals.tests) {
             (SuiteSignal::NotApplicable, _) => return None,
-            (SuiteSignal::Missing, _) => {
-                Assessment::new(required, "no suite", Demand::Human, "no test suite".to_owned())
-            }
+            (SuiteSignal::Missing, _) => Assessment::new(
+                required,
+                "no suite",
+                Demand::Human,
+                "no test suite".to_owned(),
+            ),
             (SuiteSignal::Unavailable { reason }, _) => Assessment::new(
                 required,
                 "unavailable",

@@ -34,7 +34,10 @@ pub fn tier(skill: &SkillResult) -> &'static str {
 /// The reasons to show in a table: the blockers, or a short line for an approval.
 pub fn reasons(skill: &SkillResult) -> Vec<String> {
     if skill.decision.decision == Verdict::Approved {
-        vec![format!("all {} criteria met", skill.decision.criteria.len())]
+        vec![format!(
+            "all {} criteria met",
+            skill.decision.criteria.len()
+        )]
     } else {
         skill.decision.reasons.clone()
     }

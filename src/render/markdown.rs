@@ -11,7 +11,10 @@ pub fn markdown(run: &GateRun) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "### skillgate: {}\n", cells::headline(run));
     if !run.skills.is_empty() {
-        let _ = writeln!(out, "| skill | change | tier | pass rate | coverage | reasons |");
+        let _ = writeln!(
+            out,
+            "| skill | change | tier | pass rate | coverage | reasons |"
+        );
         let _ = writeln!(out, "| --- | --- | --- | --- | --- | --- |");
         for skill in &run.skills {
             let reasons: Vec<String> = cells::reasons(skill).iter().map(|r| esc(r)).collect();
@@ -57,7 +60,13 @@ pub fn markdown(run: &GateRun) -> String {
     if !findings.is_empty() {
         let _ = writeln!(out, "\n**Findings**\n");
         for f in findings {
-            let _ = writeln!(out, "- {} ({}): {}", esc(&f.location()), f.rule, esc(&f.message));
+            let _ = writeln!(
+                out,
+                "- {} ({}): {}",
+                esc(&f.location()),
+                f.rule,
+                esc(&f.message)
+            );
         }
     }
     out

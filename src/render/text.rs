@@ -5,7 +5,14 @@ use std::fmt::Write;
 use super::cells;
 use crate::gate::GateRun;
 
-const HEADERS: [&str; 6] = ["SKILL", "CHANGE", "TIER", "PASS RATE", "COVERAGE", "REASONS"];
+const HEADERS: [&str; 6] = [
+    "SKILL",
+    "CHANGE",
+    "TIER",
+    "PASS RATE",
+    "COVERAGE",
+    "REASONS",
+];
 
 pub fn text(run: &GateRun) -> String {
     let mut out = String::new();
@@ -73,7 +80,11 @@ fn failures(run: &GateRun, out: &mut String) {
         if tests.failed_tests.is_empty() {
             continue;
         }
-        let _ = writeln!(out, "\nfailed tests in {} ({} of {}):", skill.name, tests.fail_count, tests.total_count);
+        let _ = writeln!(
+            out,
+            "\nfailed tests in {} ({} of {}):",
+            skill.name, tests.fail_count, tests.total_count
+        );
         for case in &tests.failed_tests {
             let place = match (&case.file, case.line) {
                 (Some(file), Some(line)) => format!(" ({file}:{line})"),
@@ -108,6 +119,12 @@ fn findings(run: &GateRun, out: &mut String) {
             crate::skill::Severity::Error => "error",
             crate::skill::Severity::Warning => "warning",
         };
-        let _ = writeln!(out, "  {}: {severity}[{}]: {}", finding.location(), finding.rule, finding.message);
+        let _ = writeln!(
+            out,
+            "  {}: {severity}[{}]: {}",
+            finding.location(),
+            finding.rule,
+            finding.message
+        );
     }
 }

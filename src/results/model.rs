@@ -161,7 +161,12 @@ impl TestRun {
 pub fn classify_failure(message: &str) -> FailureKind {
     let m = message.to_ascii_lowercase();
     let has = |needles: &[&str]| needles.iter().any(|n| m.contains(n));
-    if has(&["timed out", "timeout", "time limit exceeded", "deadline exceeded"]) {
+    if has(&[
+        "timed out",
+        "timeout",
+        "time limit exceeded",
+        "deadline exceeded",
+    ]) {
         FailureKind::Timeout
     } else if has(&[
         "modulenotfounderror",
@@ -173,7 +178,12 @@ pub fn classify_failure(message: &str) -> FailureKind {
         "cannot find package",
     ]) {
         FailureKind::Dependency
-    } else if has(&["syntaxerror", "syntax error", "parseerror", "unexpected token"]) {
+    } else if has(&[
+        "syntaxerror",
+        "syntax error",
+        "parseerror",
+        "unexpected token",
+    ]) {
         FailureKind::Syntax
     } else if has(&[
         "segmentation fault",
@@ -229,14 +239,26 @@ mod tests {
 
     #[test]
     fn failure_kinds_follow_the_message() {
-        assert_eq!(classify_failure("Timeout: 30000ms exceeded"), FailureKind::Timeout);
+        assert_eq!(
+            classify_failure("Timeout: 30000ms exceeded"),
+            FailureKind::Timeout
+        );
         assert_eq!(
             classify_failure("ModuleNotFoundError: No module named 'yaml'"),
             FailureKind::Dependency
         );
-        assert_eq!(classify_failure("SyntaxError: invalid syntax"), FailureKind::Syntax);
-        assert_eq!(classify_failure("Segmentation fault (core dumped)"), FailureKind::Crash);
-        assert_eq!(classify_failure("expected 1, got 2"), FailureKind::Assertion);
+        assert_eq!(
+            classify_failure("SyntaxError: invalid syntax"),
+            FailureKind::Syntax
+        );
+        assert_eq!(
+            classify_failure("Segmentation fault (core dumped)"),
+            FailureKind::Crash
+        );
+        assert_eq!(
+            classify_failure("expected 1, got 2"),
+            FailureKind::Assertion
+        );
     }
 
     #[test]

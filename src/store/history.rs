@@ -53,7 +53,13 @@ impl Store {
 }
 
 /// The columns a gate-written row fills, hashed in this canonical form.
-fn row_values(run: &GateRun, skill: &SkillResult, skill_id: i64, key: &str, now: &str) -> Map<String, Value> {
+fn row_values(
+    run: &GateRun,
+    skill: &SkillResult,
+    skill_id: i64,
+    key: &str,
+    now: &str,
+) -> Map<String, Value> {
     let decision = &skill.decision;
     let escalated = decision.decision == Verdict::Escalated;
     let reasoning = decision.reasons.join("; ");
@@ -62,7 +68,10 @@ fn row_values(run: &GateRun, skill: &SkillResult, skill_id: i64, key: &str, now:
         row.insert(column.to_owned(), value);
     };
     put("skill_id", skill_id.into());
-    put("version", skill.version.as_deref().unwrap_or("0.0.0").into());
+    put(
+        "version",
+        skill.version.as_deref().unwrap_or("0.0.0").into(),
+    );
     put("approval_level", decision.tier.as_str().into());
     put(
         "test_results",
@@ -74,25 +83,33 @@ fn row_values(run: &GateRun, skill: &SkillResult, skill_id: i64, key: &str, now:
     );
     put(
         "approval_criteria_check",
-        serde_json::to_string(&decision.criteria).unwrap_or_default().into(),
+        serde_json::to_string(&decision.criteria)
+            .unwrap_or_default()
+            .into(),
     );
     put(
         "approver",
-        if escalated { Value::Null } else { "system".into() },
+        if escalated {
+            Value::Null
+        } else {
+            "system".into()
+        },
     );
     put("decision", decision.decision.as_str().into());
     put("reasoning", reasoning.into());
     put(
         "risk_assessment",
-        skill
-            .signals
-            .declared_risk
-            .map_or(Value::Null, |r| json!({ "declared_risk": r }).to_string().into()),
+        skill.signals.declared_risk.map_or(Value::Null, |r| {
+            json!({ "declared_risk": r }).to_string().into()
+        }),
     );
     put(
         "escalation_reason",
         if escalated {
-            decision.reasons.first().map_or(Value::Null, |r| r.as_str().into())
+            decision
+                .reasons
+                .first()
+                .map_or(Value::Null, |r| r.as_str().into())
         } else {
             Value::Null
         },
@@ -104,13 +121,31 @@ fn row_values(run: &GateRun, skill: &SkillResult, skill_id: i64, key: &str, now:
     );
     put("timestamp", now.into());
     put("repository", run.run.repository.as_str().into());
-    put("pull_request", run.run.pull_request.map_or(Value::Null, Value::from));
-    put("base_sha", run.run.base.as_deref().map_or(Value::Null, Value::from));
-    put("head_sha", run.run.head.as_deref().map_or(Value::Null, Value::from));
-    put("run_id", run.run.run_id.as_deref().map_or(Value::Null, Value::from));
+    put(
+        "pull_request",
+        run.run.pull_request.map_or(Value::Null, Value::from),
+    );
+    put(
+        "base_sha",
+        run.run.base.as_deref().map_or(Value::Null, Value::from),
+    );
+    put(
+        "head_sha",
+        run.run.head.as_deref().map_or(Value::Null, Value::from),
+    );
+    put(
+        "run_id",
+        run.run.run_id.as_deref().map_or(Value::Null, Value::from),
+    );
     put("run_attempt", run.run.run_attempt.into());
     put("change_kind", skill.change.label().into());
-    put("content_hash", skill.content_hash.as_deref().map_or(Value::Null, Value::from));
+    put(
+        "content_hash",
+        skill
+            .content_hash
+            .as_deref()
+            .map_or(Value::Null, Value::from),
+    );
     put(
         "escalation_categories",
         if decision.escalation_categories.is_empty() {
@@ -206,7 +241,13 @@ mod tests {
 
     #[test]
     fn timestamps_compare_like_sqlite_datetime() {
-        assert_eq!(sqlite_timestamp("2026-11-30T03:37:06Z"), "2026-11-30 03:37:06");
-        assert_eq!(sqlite_timestamp("2026-11-30T03:37:06.123Z"), "2026-11-30 03:37:06");
+        assert_eq!(
+            sqlite_timestamp("2026-11-30T03:37:06Z"),
+            "2026-11-30 03:37:06"
+        );
+        assert_eq!(
+            sqlite_timestamp("2026-11-30T03:37:06.123Z"),
+            "2026-11-30 03:37:06"
+        );
     }
 }

@@ -115,12 +115,18 @@ mod tests {
         let path = dir.path().join("skills.db");
         {
             let conn = Connection::open(&path).expect("open");
-            conn.pragma_update(None, "user_version", 99).expect("pragma");
+            conn.pragma_update(None, "user_version", 99)
+                .expect("pragma");
         }
         let err = Store::open(&path).err().expect("newer schema refused");
-        assert!(err.to_string().contains("schema version 99, newer than"), "{err}");
+        assert!(
+            err.to_string().contains("schema version 99, newer than"),
+            "{err}"
+        );
         let conn = Connection::open(&path).expect("open");
-        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).expect("v");
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .expect("v");
         assert_eq!(version, 99);
     }
 }

@@ -8,10 +8,18 @@ use crate::gate::SkillResult;
 use crate::skill::Tier;
 
 /// Insert or update a skill's row; returns its id. A renamed skill keeps its row (and history).
-pub(super) fn upsert(tx: &Transaction<'_>, skill: &SkillResult, now: &str) -> rusqlite::Result<i64> {
+pub(super) fn upsert(
+    tx: &Transaction<'_>,
+    skill: &SkillResult,
+    now: &str,
+) -> rusqlite::Result<i64> {
     if let ChangeKind::Renamed { from } = &skill.change {
         let taken: bool = tx
-            .query_row("SELECT 1 FROM skills WHERE name = ?1", [&skill.name], |_| Ok(true))
+            .query_row(
+                "SELECT 1 FROM skills WHERE name = ?1",
+                [&skill.name],
+                |_| Ok(true),
+            )
             .optional()?
             .unwrap_or(false);
         if !taken {
@@ -27,7 +35,8 @@ pub(super) fn upsert(tx: &Transaction<'_>, skill: &SkillResult, now: &str) -> ru
     };
     let approved = skill.decision.tier == Tier::Auto;
     let criteria = serde_json::to_string(&skill.decision.criteria).unwrap_or_default();
-    let tags = (!skill.tags.is_empty()).then(|| serde_json::to_string(&skill.tags).unwrap_or_default());
+    let tags =
+        (!skill.tags.is_empty()).then(|| serde_json::to_string(&skill.tags).unwrap_or_default());
     let suite_path = skill
         .suite
         .as_ref()

@@ -1,0 +1,443 @@
+//! Which reader a report file or a suite's output needs, judged by content (never by file name),
+//! and the input handling every reader shares: the BOM, bounded line reading, ANSI stripping.
+
+use std::borrow::Cow;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+
+use super::error::ReadError;
+use super::model::TestRun;
+use super::{junit, summary, tap};
+
+/// How much of a file is looked at to decide what it is.
+pub(crate) const SNIFF_BYTES: usize = 8 * 1024;
+
+/// The longest line a reader keeps; the rest of a longer line is skipped, so one runaway line
+/// (a minified bundle, a binary blob) cannot take the memory with it.
+pub(crate) const MAX_LINE_BYTES: usize = 1024 * 1024;
+
+/// Names, suites and paths of kept failures are cut to this many bytes.
+pub(crate) const MAX_NAME_BYTES: usize = 1024;
+
+pub(crate) const WHAT_REPORT: &str = "test report";
+pub(crate) const WHAT_OUTPUT: &str = "test output";
+
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// What the first bytes of a file say it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sniffed {
+    /// Starts like a JUnit XML document; the root element decides.
+    Xml,
+    /// Has a line that TAP starts with; the full read decides.
+    Tap,
+    Other,
+}
+
+/// Read one report file, detecting its format by content.
+///
+/// `Ok(None)` when the file is not a test report at all (an lcov file, a log, a binary);
+/// `Err` when it looks like a report but is broken (truncated XML).
+pub fn read_report_file(path: &Path) -> Result<Option<TestRun>, ReadError> {
+    let head = read_head(path).map_err(|e| ReadError::io(WHAT_REPORT, path, e))?;
+    match sniff(&head) {
+        Sniffed::Xml => junit::read_file(path),
+        Sniffed::Tap => tap::read_file(path),
+        Sniffed::Other => Ok(None),
+    }
+}
+
+/// Read a suite's captured stdout and stderr (both, stdout first), line by line: a TAP stream
+/// if there is one, else the last plain closing line `N passed, N failed`.
+///
+/// Each file is its own TAP stream (a producer's stderr is not a continuation of its stdout);
+/// when both hold TAP the two runs are merged. The plain line is looked for across both, and
+/// the last one wins. A file that does not exist counts as empty: runners skip writing an
+/// empty capture. `Ok(None)` when neither holds results.
+pub fn read_output(stdout: &Path, stderr: &Path) -> Result<Option<TestRun>, ReadError> {
+    let mut tap_run: Option<TestRun> = None;
+    let mut summary_run: Option<TestRun> = None;
+    for path in [stdout, stderr] {
+        let file = match File::open(path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(ReadError::io(WHAT_OUTPUT, path, e)),
+        };
+        let mut tap = tap::TapParser::new();
+        let mut lines = Lines::new(BufReader::new(file));
+        while let Some(line) = lines
+            .next_line()
+            .map_err(|e| ReadError::io(WHAT_OUTPUT, path, e))?
+        {
+            let text = terminal_text(line);
+            tap.feed(&text);
+            if let Some(run) = summary::parse_line(&text) {
+                summary_run = Some(run);
+            }
+        }
+        if let Some(run) = tap.finish() {
+            match &mut tap_run {
+                Some(first) => first.merge(run),
+                None => tap_run = Some(run),
+            }
+        }
+    }
+    Ok(tap_run.or(summary_run))
+}
+
+fn read_head(path: &Path) -> io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(SNIFF_BYTES);
+    File::open(path)?
+        .take(SNIFF_BYTES as u64)
+        .read_to_end(&mut head)?;
+    Ok(head)
+}
+
+fn sniff(head: &[u8]) -> Sniffed {
+    let head = strip_bom(head);
+    // Text reports hold no NUL; images, archives and databases nearly always do.
+    if head.contains(&0) {
+        return Sniffed::Other;
+    }
+    if looks_like_junit(head) {
+        return Sniffed::Xml;
+    }
+    let text = String::from_utf8_lossy(head);
+    if text
+        .lines()
+        .any(|line| tap::starts_tap(&terminal_text(line)))
+    {
+        return Sniffed::Tap;
+    }
+    Sniffed::Other
+}
+
+/// The first non-whitespace content is an XML declaration, a comment, or a
+/// `<testsuites>`/`<testsuite>` tag. The JUnit reader then checks the root element.
+fn looks_like_junit(head: &[u8]) -> bool {
+    let start = head
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(head.len());
+    let rest = head.get(start..).unwrap_or_default();
+    if rest.starts_with(b"<?xml") || rest.starts_with(b"<!--") {
+        return true;
+    }
+    let Some(after) = rest.strip_prefix(b"<testsuite") else {
+        return false;
+    };
+    matches!(
+        after.first(),
+        Some(b's' | b'>' | b'/' | b' ' | b'\t' | b'\r' | b'\n') | None
+    )
+}
+
+pub(crate) fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes)
+}
+
+/// What a terminal would show of one captured line: colour codes removed, and of text rewritten
+/// in place with `\r` (progress counters) only the last rewrite.
+pub(crate) fn terminal_text(line: &str) -> Cow<'_, str> {
+    match strip_ansi(line) {
+        Cow::Borrowed(s) => Cow::Borrowed(after_last_cr(s)),
+        Cow::Owned(s) => {
+            let visible = after_last_cr(&s);
+            if visible.len() == s.len() {
+                Cow::Owned(s)
+            } else {
+                Cow::Owned(visible.to_owned())
+            }
+        }
+    }
+}
+
+fn after_last_cr(s: &str) -> &str {
+    match s.rfind('\r') {
+        Some(i) => s.get(i + 1..).unwrap_or_default(),
+        None => s,
+    }
+}
+
+/// Remove ANSI escape sequences: CSI (colours, cursor moves), OSC (titles, hyperlinks), the
+/// other string sequences (DCS, SOS, PM, APC), charset selections and two-character escapes.
+/// Borrows when there is nothing to remove.
+pub fn strip_ansi(s: &str) -> Cow<'_, str> {
+    const ESC: char = '\u{1b}';
+    const CSI_8BIT: char = '\u{9b}';
+    if !s.contains([ESC, CSI_8BIT]) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            ESC => match chars.peek().copied() {
+                Some('[') => {
+                    chars.next();
+                    skip_csi(&mut chars);
+                }
+                Some(']' | 'P' | 'X' | '^' | '_') => {
+                    chars.next();
+                    skip_string_sequence(&mut chars);
+                }
+                Some('(' | ')' | '*' | '+' | '-' | '.' | '/' | '#' | '%') => {
+                    chars.next();
+                    chars.next();
+                }
+                Some('0'..='~') => {
+                    chars.next();
+                }
+                // A lone ESC (cut off, or before text) shows nothing either.
+                _ => {}
+            },
+            CSI_8BIT => skip_csi(&mut chars),
+            _ => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+fn skip_csi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    // Parameter and intermediate bytes, then one final byte; anything else ends a broken
+    // sequence without eating the text after it.
+    while let Some(&c) = chars.peek() {
+        match c {
+            ' '..='?' => {
+                chars.next();
+            }
+            '@'..='~' => {
+                chars.next();
+                return;
+            }
+            _ => return,
+        }
+    }
+}
+
+fn skip_string_sequence(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    // Ends at BEL, ST (ESC \ or the 8-bit 0x9C), or any other ESC (a new sequence: unterminated
+    // OSC are common in the wild and should not swallow the rest of the line).
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{7}' | '\u{9c}' => return,
+            '\u{1b}' => {
+                if chars.peek() == Some(&'\\') {
+                    chars.next();
+                }
+                return;
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Lines of a text stream, at most [`MAX_LINE_BYTES`] each (the rest skipped), decoded lossily,
+/// without the line ending or a leading BOM.
+pub(crate) struct Lines<R> {
+    reader: R,
+    raw: Vec<u8>,
+    text: String,
+    number: u64,
+}
+
+impl<R: BufRead> Lines<R> {
+    pub(crate) fn new(reader: R) -> Self {
+        Self {
+            reader,
+            raw: Vec::new(),
+            text: String::new(),
+            number: 0,
+        }
+    }
+
+    pub(crate) fn next_line(&mut self) -> io::Result<Option<&str>> {
+        if !read_line_capped(&mut self.reader, &mut self.raw, MAX_LINE_BYTES)? {
+            return Ok(None);
+        }
+        self.number += 1;
+        let mut bytes = self.raw.as_slice();
+        if self.number == 1 {
+            bytes = strip_bom(bytes);
+        }
+        if let Some(without_cr) = bytes.strip_suffix(b"\r") {
+            bytes = without_cr;
+        }
+        self.text.clear();
+        self.text.push_str(&String::from_utf8_lossy(bytes));
+        Ok(Some(&self.text))
+    }
+}
+
+/// Read one line into `out` (without the `\n`), keeping at most `cap` bytes of it and
+/// consuming the rest. Returns false at end of input.
+fn read_line_capped<R: BufRead>(reader: &mut R, out: &mut Vec<u8>, cap: usize) -> io::Result<bool> {
+    out.clear();
+    let mut read_any = false;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(read_any);
+        }
+        read_any = true;
+        let newline = available.iter().position(|&b| b == b'\n');
+        let chunk_len = newline.unwrap_or(available.len());
+        let keep = chunk_len.min(cap.saturating_sub(out.len()));
+        out.extend_from_slice(available.get(..keep).unwrap_or_default());
+        match newline {
+            Some(i) => {
+                reader.consume(i + 1);
+                return Ok(true);
+            }
+            None => {
+                let len = available.len();
+                reader.consume(len);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn fixture(rel: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/reports")
+            .join(rel)
+    }
+
+    #[test]
+    fn strips_colour_cursor_and_hyperlink_sequences() {
+        assert_eq!(strip_ansi("plain"), Cow::Borrowed("plain"));
+        assert_eq!(strip_ansi("\u{1b}[32m3 passed\u{1b}[0m"), "3 passed");
+        assert_eq!(strip_ansi("\u{1b}[1;31;48;5;200mred\u{1b}[K"), "red");
+        assert_eq!(
+            strip_ansi("\u{1b}]8;;https://x.test\u{7}link\u{1b}]8;;\u{1b}\\ after"),
+            "link after"
+        );
+        assert_eq!(strip_ansi("\u{1b}(Bx\u{1b}=y\u{1b}"), "xy");
+        assert_eq!(strip_ansi("\u{9b}2Jcleared"), "cleared");
+        // A cut-off CSI must not eat the text after it.
+        assert_eq!(strip_ansi("\u{1b}[12ü ok"), "ü ok");
+    }
+
+    #[test]
+    fn terminal_text_keeps_the_last_carriage_return_rewrite() {
+        assert_eq!(
+            terminal_text("progress 5/6\r\u{1b}[32m✓\u{1b}[0m done"),
+            "✓ done"
+        );
+        assert_eq!(terminal_text("no rewrite"), "no rewrite");
+    }
+
+    #[test]
+    fn long_lines_are_cut_and_the_rest_skipped() {
+        let mut input = vec![b'a'; MAX_LINE_BYTES + 10];
+        input.extend_from_slice(b"\r\nnext\n");
+        let mut lines = Lines::new(io::Cursor::new(input));
+        let first = lines.next_line().expect("read").expect("line").len();
+        assert_eq!(first, MAX_LINE_BYTES);
+        assert_eq!(lines.next_line().expect("read"), Some("next"));
+        assert_eq!(lines.next_line().expect("read"), None);
+    }
+
+    #[test]
+    fn the_bom_and_crlf_are_not_part_of_the_text() {
+        let mut lines = Lines::new(io::Cursor::new(b"\xEF\xBB\xBFTAP version 13\r\nok 1\n"));
+        assert_eq!(lines.next_line().expect("read"), Some("TAP version 13"));
+        assert_eq!(lines.next_line().expect("read"), Some("ok 1"));
+    }
+
+    #[test]
+    fn sniffing_goes_by_content() {
+        assert_eq!(
+            sniff(b"\xEF\xBB\xBF  <?xml version=\"1.0\"?>"),
+            Sniffed::Xml
+        );
+        assert_eq!(sniff(b"<testsuites>"), Sniffed::Xml);
+        assert_eq!(sniff(b"<!-- by a tool -->\n<testsuites>"), Sniffed::Xml);
+        assert_eq!(sniff(b"<testsuite name=\"x\">"), Sniffed::Xml);
+        assert_eq!(sniff(b"<testsuiteX>"), Sniffed::Other);
+        assert_eq!(sniff(b"noise\nTAP version 14\n"), Sniffed::Tap);
+        assert_eq!(sniff(b"TN:\nSF:a.js\nDA:1,1\n"), Sniffed::Other);
+        assert_eq!(sniff(b"\x89PNG\r\n\x1a\n\0\0"), Sniffed::Other);
+        assert_eq!(sniff(b""), Sniffed::Other);
+    }
+
+    #[test]
+    fn report_files_are_told_apart_by_content() {
+        let junit = read_report_file(&fixture("junit/pytest-xunit2.xml"))
+            .expect("read")
+            .expect("a report");
+        assert_eq!(junit.framework, "junit");
+        let tap = read_report_file(&fixture("tap/node.tap"))
+            .expect("read")
+            .expect("a report");
+        assert_eq!(tap.framework, "tap");
+        for not_a_report in [
+            "lcov/node.info",
+            "junit/pytest.stdout.txt",
+            "summary/stdout.txt",
+            "tap/generate.sh",
+        ] {
+            assert_eq!(
+                read_report_file(&fixture(not_a_report)).expect("read"),
+                None,
+                "{not_a_report}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_missing_report_file_is_an_error_naming_it() {
+        let err =
+            read_report_file(Path::new("target/does-not-exist.xml")).expect_err("missing file");
+        let text = err.to_string();
+        assert!(
+            text.starts_with("failed to read test report target/does-not-exist.xml: "),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn output_prefers_tap_then_the_last_plain_line() {
+        // The summary fixture: colour codes, a `\r` progress rewrite, an intermediate tally,
+        // noise such as "3 tests passed so far"; its own closing line is the expectation.
+        let run = read_output(
+            &fixture("summary/stdout.txt"),
+            &fixture("summary/stderr.txt"),
+        )
+        .expect("read")
+        .expect("results");
+        assert_eq!(run.framework, "summary");
+        assert_eq!((run.passed, run.failed, run.skipped), (3, 1, 2));
+
+        // TAP wins over a plain line anywhere in the output.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("stdout");
+        let err = dir.path().join("stderr");
+        std::fs::write(&out, "TAP version 13\nok 1 - a\nnot ok 2 - b\n1..2\n").expect("write");
+        std::fs::write(&err, "Results: 9 passed, 0 failed\n").expect("write");
+        let run = read_output(&out, &err).expect("read").expect("results");
+        assert_eq!(run.framework, "tap");
+        assert_eq!((run.passed, run.failed), (1, 1));
+
+        // Stdout is read first, so a closing line on stderr is the last one.
+        std::fs::write(&out, "4 passed, 0 failed\n").expect("write");
+        std::fs::write(&err, "Summary: 4 passed, 1 failed\n").expect("write");
+        let run = read_output(&out, &err).expect("read").expect("results");
+        assert_eq!((run.passed, run.failed), (4, 1));
+
+        // A capture that was never written is empty; nothing at all is no results.
+        std::fs::write(&out, "all good\n").expect("write");
+        let missing = dir.path().join("missing");
+        assert_eq!(read_output(&out, &missing).expect("read"), None);
+    }
+}

@@ -1,0 +1,809 @@
+//! JUnit XML (Surefire, pytest, node:test, …), streamed with quick-xml so that memory follows
+//! the failures kept, not the size of the file. No DTD is processed and no entity expanded.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
+
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::{Reader, XmlVersion};
+
+use super::detect::{MAX_NAME_BYTES, WHAT_REPORT};
+use super::error::ReadError;
+use super::model::{
+    MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase, TestRun,
+    classify_failure, truncate_utf8,
+};
+
+/// Deeper nesting is refused: real reports nest a few levels, hostile ones to exhaust memory.
+const MAX_DEPTH: usize = 256;
+
+/// quick-xml holds one whole event (a tag, a text run) in memory; a larger one is refused so a
+/// runaway `<system-out>` or a hostile file cannot take the memory with it.
+const MAX_EVENT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Read a JUnit XML file. `Ok(None)` when the root element is not `<testsuites>` or
+/// `<testsuite>` (a Cobertura report, some other XML).
+pub(crate) fn read_file(path: &Path) -> Result<Option<TestRun>, ReadError> {
+    let file = File::open(path).map_err(|e| ReadError::io(WHAT_REPORT, path, e))?;
+    let mut reader = Reader::from_reader(Capped::new(BufReader::new(file)));
+    // A lone `&` in a message is a producer's slip, not a reason to drop the whole report.
+    reader.config_mut().allow_dangling_amp = true;
+    match Junit::new().read(&mut reader) {
+        Ok(run) => Ok(run),
+        Err(Stop::Io(e)) => Err(ReadError::io(WHAT_REPORT, path, e)),
+        Err(Stop::Malformed { offset, message }) => {
+            let line = line_at(path, offset).map_err(|e| ReadError::io(WHAT_REPORT, path, e))?;
+            Err(ReadError::malformed(WHAT_REPORT, path, line, message))
+        }
+    }
+}
+
+/// Why reading stopped early.
+enum Stop {
+    Io(io::Error),
+    /// At a byte offset into the file.
+    Malformed {
+        offset: u64,
+        message: String,
+    },
+}
+
+struct Junit {
+    run: TestRun,
+    /// Local names of the open elements, outermost first.
+    open: Vec<String>,
+    suites: Vec<Suite>,
+    case: Option<Case>,
+    root_is_testsuites: bool,
+    root_time: Option<u64>,
+    top_suites_time: Option<u64>,
+    cases_time: Option<u64>,
+}
+
+struct Suite {
+    depth: usize,
+    name: Option<String>,
+}
+
+struct Case {
+    depth: usize,
+    name: Option<String>,
+    classname: Option<String>,
+    file: Option<String>,
+    line: Option<u32>,
+    duration_ms: Option<u64>,
+    outcome: Outcome,
+    /// Whether this case's failure details are kept (there is room among the kept failures).
+    keep: bool,
+    /// Inside a direct `<failure>`/`<error>` child.
+    in_failure: bool,
+    failure_attr: Option<String>,
+    failure_text: String,
+    message: String,
+    /// `type` attributes (`TimeoutError`, `testTimeoutFailure`), for classifying.
+    types: String,
+}
+
+impl Junit {
+    fn new() -> Self {
+        Self {
+            run: TestRun::new(ReportFormat::Junit),
+            open: Vec::new(),
+            suites: Vec::new(),
+            case: None,
+            root_is_testsuites: false,
+            root_time: None,
+            top_suites_time: None,
+            cases_time: None,
+        }
+    }
+
+    fn read<R: BufRead>(mut self, reader: &mut Reader<Capped<R>>) -> Result<Option<TestRun>, Stop> {
+        let mut buf = Vec::new();
+        loop {
+            buf.clear();
+            reader.get_mut().since_reset = 0;
+            let event = match reader.read_event_into(&mut buf) {
+                Ok(event) => event,
+                Err(e) => return Err(stop_at(reader, &e)),
+            };
+            let position = reader.buffer_position();
+            match event {
+                Event::Start(e) => {
+                    if !self.open_element(&e, position)? {
+                        return Ok(None);
+                    }
+                }
+                Event::Empty(e) => {
+                    if !self.open_element(&e, position)? {
+                        return Ok(None);
+                    }
+                    if self.close_element() {
+                        return Ok(Some(self.finish()));
+                    }
+                }
+                Event::End(_) => {
+                    if self.close_element() {
+                        return Ok(Some(self.finish()));
+                    }
+                }
+                Event::Text(text) => {
+                    if self.open.is_empty() && !text.trim().is_empty() {
+                        // Text before any element: not a report.
+                        return Ok(None);
+                    }
+                    self.push_text(&text.xml10_content());
+                }
+                Event::CData(cdata) => self.push_text(&cdata.xml10_content()),
+                Event::GeneralRef(reference) => {
+                    // Character references and the five predefined entities only; anything a
+                    // DTD declared stays as written, unexpanded.
+                    let name = reference.xml10_content();
+                    let resolved: Cow<'_, str> = match reference.resolve_char_ref() {
+                        Ok(Some(c)) => Cow::Owned(c.to_string()),
+                        _ => match quick_xml::escape::resolve_predefined_entity(&name) {
+                            Some(s) => Cow::Borrowed(s),
+                            None => Cow::Owned(format!("&{name};")),
+                        },
+                    };
+                    self.push_text(&resolved);
+                }
+                Event::Eof => {
+                    return match self.open.last() {
+                        Some(open) => Err(Stop::Malformed {
+                            offset: position,
+                            message: format!(
+                                "unexpected end of XML inside <{open}> (help: the runner may \
+                                 have been stopped before it finished writing the report)"
+                            ),
+                        }),
+                        // Only a prolog, or nothing at all.
+                        None => Ok(None),
+                    };
+                }
+                Event::Decl(_) | Event::PI(_) | Event::Comment(_) | Event::DocType(_) => {}
+            }
+        }
+    }
+
+    /// Returns false when the root element says this is not a JUnit report.
+    fn open_element(&mut self, e: &BytesStart<'_>, position: u64) -> Result<bool, Stop> {
+        let name = e.local_name().as_ref().to_owned();
+        let depth = self.open.len();
+        if depth >= MAX_DEPTH {
+            return Err(Stop::Malformed {
+                offset: position,
+                message: format!("elements nested deeper than {MAX_DEPTH}"),
+            });
+        }
+        match name.as_str() {
+            "testsuites" if depth == 0 => {
+                self.root_is_testsuites = true;
+                self.root_time = Attrs::read(e).time;
+            }
+            "testsuite" if self.case.is_none() => {
+                let attrs = Attrs::read(e);
+                if depth == 0 {
+                    self.root_time = attrs.time;
+                } else if depth == 1 && self.root_is_testsuites {
+                    self.top_suites_time = add(self.top_suites_time, attrs.time);
+                }
+                self.suites.push(Suite {
+                    depth,
+                    name: attrs.name,
+                });
+            }
+            _ if depth == 0 => return Ok(false),
+            "testcase" if self.case.is_none() => {
+                let attrs = Attrs::read(e);
+                self.cases_time = add(self.cases_time, attrs.time);
+                self.case = Some(Case {
+                    depth,
+                    name: attrs.name,
+                    classname: attrs.classname,
+                    file: attrs.file,
+                    line: attrs.line,
+                    duration_ms: attrs.time,
+                    outcome: Outcome::Passed,
+                    keep: self.run.failures.len() < MAX_KEPT_FAILURES,
+                    in_failure: false,
+                    failure_attr: None,
+                    failure_text: String::new(),
+                    message: String::new(),
+                    types: String::new(),
+                });
+            }
+            // Only direct children of the case decide its outcome. Surefire's `flakyFailure`
+            // and `rerunFailure` are earlier attempts, not outcomes: a test that failed in
+            // the end also has a `failure`, one that passed in the end has none.
+            "failure" | "error" => {
+                if let Some(case) = &mut self.case
+                    && case.depth + 1 == depth
+                {
+                    case.outcome = Outcome::Failed;
+                    case.in_failure = true;
+                    if case.keep {
+                        let attrs = Attrs::read(e);
+                        case.failure_attr = attrs.message;
+                        if let Some(kind) = attrs.kind {
+                            case.types.push_str(&kind);
+                            case.types.push(' ');
+                        }
+                    }
+                }
+            }
+            "skipped" => {
+                if let Some(case) = &mut self.case
+                    && case.depth + 1 == depth
+                    && case.outcome != Outcome::Failed
+                {
+                    case.outcome = Outcome::Skipped;
+                }
+            }
+            _ => {}
+        }
+        self.open.push(name);
+        Ok(true)
+    }
+
+    /// Returns true when the root element closed.
+    fn close_element(&mut self) -> bool {
+        let Some(name) = self.open.pop() else {
+            return true;
+        };
+        let depth = self.open.len();
+        if let Some(case) = &mut self.case {
+            if case.in_failure && case.depth + 1 == depth && (name == "failure" || name == "error")
+            {
+                case.end_failure();
+            }
+            if case.depth == depth {
+                self.end_case();
+            }
+        }
+        if self.suites.last().is_some_and(|s| s.depth == depth) {
+            self.suites.pop();
+        }
+        depth == 0
+    }
+
+    fn push_text(&mut self, text: &str) {
+        if let Some(case) = &mut self.case
+            && case.in_failure
+            && case.keep
+        {
+            push_capped(&mut case.failure_text, text);
+        }
+    }
+
+    fn end_case(&mut self) {
+        let Some(case) = self.case.take() else {
+            return;
+        };
+        let suite = case
+            .classname
+            .filter(|c| !c.is_empty())
+            .or_else(|| self.suites.iter().rev().find_map(|s| s.name.clone()));
+        // pytest writes 0-based line numbers (its own report location), everyone else 1-based.
+        let in_pytest = self
+            .suites
+            .iter()
+            .any(|s| s.name.as_deref() == Some("pytest"));
+        let line = case
+            .line
+            .map(|line| {
+                if in_pytest {
+                    line.saturating_add(1)
+                } else {
+                    line
+                }
+            })
+            .filter(|&line| line > 0);
+        let failed = case.outcome == Outcome::Failed;
+        let message = (failed && !case.message.is_empty())
+            .then(|| truncate_utf8(case.message.trim(), MAX_MESSAGE_BYTES));
+        let kind = failed.then(|| {
+            classify_failure(&format!(
+                "{} {}",
+                case.types,
+                message.as_deref().unwrap_or_default()
+            ))
+        });
+        self.run.record(TestCase {
+            name: case.name.unwrap_or_else(|| "unnamed test case".to_owned()),
+            suite,
+            file: case.file,
+            line,
+            duration_ms: case.duration_ms,
+            outcome: case.outcome,
+            message,
+            kind,
+        });
+    }
+
+    fn finish(mut self) -> TestRun {
+        self.run.duration_ms = self.root_time.or(self.top_suites_time).or(self.cases_time);
+        self.run
+    }
+}
+
+impl Case {
+    /// Join the `message` attribute and the element text of the failure just closed.
+    fn end_failure(&mut self) {
+        self.in_failure = false;
+        let attr = self.failure_attr.take().unwrap_or_default();
+        let attr = attr.trim();
+        let text = std::mem::take(&mut self.failure_text);
+        let text = text.trim();
+        let part = match (attr.is_empty(), text.is_empty()) {
+            (true, true) => return,
+            (false, true) => attr.to_owned(),
+            (true, false) => text.to_owned(),
+            (false, false) if text.starts_with(attr) => text.to_owned(),
+            (false, false) => format!("{attr}\n{text}"),
+        };
+        if !self.message.is_empty() {
+            push_capped(&mut self.message, "\n\n");
+        }
+        push_capped(&mut self.message, &part);
+    }
+}
+
+/// Append while the string is shorter than a message may be; the one cut later by
+/// `truncate_utf8` marks that something was left out.
+fn push_capped(buf: &mut String, text: &str) {
+    let room = (MAX_MESSAGE_BYTES + 4).saturating_sub(buf.len());
+    if room == 0 {
+        return;
+    }
+    let mut end = text.len().min(room);
+    while end > 0 && !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    buf.push_str(text.get(..end).unwrap_or_default());
+}
+
+fn add(total: Option<u64>, more: Option<u64>) -> Option<u64> {
+    match (total, more) {
+        (Some(a), Some(b)) => Some(a.saturating_add(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// The attributes the readers look at, read in one pass.
+#[derive(Default)]
+struct Attrs {
+    name: Option<String>,
+    classname: Option<String>,
+    file: Option<String>,
+    line: Option<u32>,
+    time: Option<u64>,
+    message: Option<String>,
+    kind: Option<String>,
+}
+
+impl Attrs {
+    fn read(e: &BytesStart<'_>) -> Self {
+        let mut attrs = Self::default();
+        let mut iter = e.attributes();
+        iter.with_checks(false);
+        for attr in iter {
+            // A malformed attribute ends the list; what came before it is kept.
+            let Ok(attr) = attr else { break };
+            // Predefined entities and character references only: anything a DTD declared
+            // stays as written.
+            let value = || {
+                let value = attr
+                    .normalized_value(XmlVersion::Implicit1_0)
+                    .unwrap_or_else(|_| attr.value.clone());
+                truncate_utf8(&value, MAX_NAME_BYTES)
+            };
+            match attr.key.local_name().as_ref() {
+                "name" => attrs.name = Some(value()),
+                "classname" => attrs.classname = Some(value()),
+                "file" => attrs.file = Some(value()),
+                "line" => attrs.line = value().trim().parse().ok(),
+                "time" => attrs.time = parse_seconds(&value()),
+                "message" => {
+                    let value = attr
+                        .normalized_value(XmlVersion::Implicit1_0)
+                        .unwrap_or_else(|_| attr.value.clone());
+                    attrs.message = Some(truncate_utf8(&value, MAX_MESSAGE_BYTES));
+                }
+                "type" => attrs.kind = Some(value()),
+                _ => {}
+            }
+        }
+        attrs
+    }
+}
+
+/// `time` in seconds → milliseconds. Surefire in some locales writes `1,234.5`.
+fn parse_seconds(value: &str) -> Option<u64> {
+    let value = value.trim();
+    let value: Cow<'_, str> = if value.contains(',') && value.contains('.') {
+        Cow::Owned(value.replace(',', ""))
+    } else {
+        Cow::Borrowed(value)
+    };
+    let seconds: f64 = value.parse().ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| (seconds * 1000.0).round() as u64)
+}
+
+fn stop_at<R>(reader: &Reader<R>, error: &quick_xml::Error) -> Stop {
+    if let quick_xml::Error::Io(io_error) = error {
+        if io_error
+            .get_ref()
+            .is_some_and(|inner| inner.is::<TooLong>())
+        {
+            return Stop::Malformed {
+                offset: reader.buffer_position(),
+                message: TooLong.to_string(),
+            };
+        }
+        return Stop::Io(io::Error::new(io_error.kind(), io_error.to_string()));
+    }
+    Stop::Malformed {
+        offset: reader.error_position(),
+        message: format!("invalid XML: {error}"),
+    }
+}
+
+/// The 1-based line holding byte `offset`, found by reading the file again: errors are rare,
+/// and keeping line numbers while streaming would cost on every report.
+fn line_at(path: &Path, offset: u64) -> io::Result<u64> {
+    let mut reader = BufReader::new(File::open(path)?.take(offset));
+    let mut newlines = 0u64;
+    loop {
+        let chunk = reader.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok(newlines + 1);
+        }
+        newlines += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
+        let len = chunk.len();
+        reader.consume(len);
+    }
+}
+
+#[derive(Debug)]
+struct TooLong;
+
+impl fmt::Display for TooLong {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "a single XML tag or text run is longer than {} MiB",
+            MAX_EVENT_BYTES / (1024 * 1024)
+        )
+    }
+}
+
+impl std::error::Error for TooLong {}
+
+/// A reader that refuses to hand out more than [`MAX_EVENT_BYTES`] between two resets (one
+/// reset per XML event).
+struct Capped<R> {
+    inner: R,
+    since_reset: u64,
+}
+
+impl<R> Capped<R> {
+    fn new(inner: R) -> Self {
+        Self {
+            inner,
+            since_reset: 0,
+        }
+    }
+}
+
+impl<R: BufRead> Read for Capped<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let available = self.fill_buf()?;
+        let n = available.len().min(out.len());
+        if let (Some(to), Some(from)) = (out.get_mut(..n), available.get(..n)) {
+            to.copy_from_slice(from);
+        }
+        self.consume(n);
+        Ok(n)
+    }
+}
+
+impl<R: BufRead> BufRead for Capped<R> {
+    fn fill_buf(&mut self) -> io::Result<&[u8]> {
+        if self.since_reset > MAX_EVENT_BYTES {
+            return Err(io::Error::other(TooLong));
+        }
+        self.inner.fill_buf()
+    }
+
+    fn consume(&mut self, amount: usize) {
+        self.since_reset = self.since_reset.saturating_add(amount as u64);
+        self.inner.consume(amount);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::model::FailureKind;
+    use std::path::PathBuf;
+
+    fn fixture(rel: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/reports/junit")
+            .join(rel)
+    }
+
+    fn read(rel: &str) -> TestRun {
+        read_file(&fixture(rel))
+            .expect("read")
+            .expect("a JUnit report")
+    }
+
+    fn read_str(xml: &str) -> Result<Option<TestRun>, ReadError> {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("report.xml");
+        std::fs::write(&path, xml).expect("write");
+        read_file(&path)
+    }
+
+    fn counts(run: &TestRun) -> (u64, u64, u64) {
+        (run.passed, run.failed, run.skipped)
+    }
+
+    fn names(run: &TestRun) -> Vec<&str> {
+        run.failures.iter().map(|c| c.name.as_str()).collect()
+    }
+
+    const PYTEST_FAILED: [&str; 5] = [
+        "test_fails_assertion",
+        "test_setup_error",
+        "test_missing_module",
+        "test_times_out",
+        "test_ünïcödé_names[| pipes | `tick` @someone <b>bold</b> & done]",
+    ];
+
+    #[test]
+    fn pytest_xunit2() {
+        // pytest's summary (pytest.stdout.txt): 4 failed, 2 passed, 1 skipped, 1 xfailed,
+        // 1 error. Errors count as failed, xfail as skipped: 2 passed, 5 failed, 2 skipped.
+        let run = read("pytest-xunit2.xml");
+        assert_eq!(run.framework, "junit");
+        assert_eq!(run.format, ReportFormat::Junit);
+        assert_eq!(counts(&run), (2, 5, 2));
+        assert_eq!(names(&run), PYTEST_FAILED);
+        assert!(run.duration_ms.is_some());
+
+        let assertion = &run.failures[0];
+        assert_eq!(assertion.suite.as_deref(), Some("sample_suite"));
+        assert_eq!(assertion.file, None);
+        assert_eq!(assertion.kind, Some(FailureKind::Assertion));
+        let message = assertion.message.as_deref().expect("message");
+        assert!(
+            message.starts_with("AssertionError: assert {'name': 'dep... 'retries': 2}"),
+            "{message}"
+        );
+        // The attribute, then the element text with its escapes resolved.
+        assert!(
+            message.contains("\n>       assert actual == expected"),
+            "{message}"
+        );
+
+        let setup = &run.failures[1];
+        assert_eq!(
+            setup.message.as_deref().map(|m| m.lines().next()),
+            Some(Some(
+                "failed on setup with \"RuntimeError: database fixture could not connect\""
+            ))
+        );
+
+        assert_eq!(run.failures[2].kind, Some(FailureKind::Dependency));
+        let timeout = &run.failures[3];
+        assert_eq!(timeout.suite.as_deref(), Some("sample_suite.TestGroup"));
+        assert_eq!(timeout.kind, Some(FailureKind::Timeout));
+    }
+
+    #[test]
+    fn pytest_xunit1_has_files_and_one_based_lines() {
+        let run = read("pytest-xunit1.xml");
+        assert_eq!(counts(&run), (2, 5, 2));
+        assert_eq!(names(&run), PYTEST_FAILED);
+        let lines: Vec<_> = run
+            .failures
+            .iter()
+            .map(|c| (c.file.as_deref(), c.line))
+            .collect();
+        // The lines of the `def`s in pytest-project/sample_suite.py.
+        let file = Some("sample_suite.py");
+        assert_eq!(
+            lines,
+            [
+                (file, Some(18)),
+                (file, Some(24)),
+                (file, Some(38)),
+                (file, Some(46)),
+                (file, Some(50)),
+            ]
+        );
+    }
+
+    #[test]
+    fn node_test_reporter() {
+        // node's closing comments: tests 9, pass 4, fail 2, cancelled 1, skipped 1, todo 1.
+        let run = read("node.xml");
+        assert_eq!(counts(&run), (4, 3, 2));
+        assert_eq!(
+            names(&run),
+            [
+                "collapses punctuation",
+                "| pipes | `tick` @someone <b>bold</b> ünïcödé ✓",
+                "finishes in time",
+            ]
+        );
+        // node writes classname="test" on every case.
+        assert_eq!(run.failures[1].suite.as_deref(), Some("test"));
+        let timeout = &run.failures[2];
+        assert_eq!(timeout.kind, Some(FailureKind::Timeout));
+        let message = timeout.message.as_deref().expect("message");
+        assert!(
+            message.starts_with("test timed out after 50ms\n[Error [ERR_TEST_FAILURE]"),
+            "{message}"
+        );
+        assert!(timeout.duration_ms.is_some_and(|ms| ms >= 50));
+    }
+
+    #[test]
+    fn node_test_reporter_with_hooks_and_subtests() {
+        // node's comments say tests 4, pass 4: it counts "parent test", which its JUnit
+        // reporter writes as a <testsuite>, and drops the failing `after` hook entirely.
+        let run = read("node-hooks.xml");
+        assert_eq!(counts(&run), (3, 0, 0));
+    }
+
+    #[test]
+    fn a_truncated_report_is_an_error_naming_file_and_line() {
+        let err = read_file(&fixture("truncated.xml")).expect_err("truncated");
+        let text = err.to_string();
+        let ReadError::Malformed { line, .. } = &err else {
+            panic!("{err:?}");
+        };
+        assert_eq!(*line, 15, "{text}");
+        assert!(text.starts_with("failed to read test report "), "{text}");
+        assert!(
+            text.contains("truncated.xml: line 15: unexpected end of XML inside <error>"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn dtd_entities_are_never_expanded() {
+        let run = read("entity-bomb.xml");
+        assert_eq!(counts(&run), (1, 1, 0));
+        let case = &run.failures[0];
+        assert_eq!(case.name, "laughs &lol9;");
+        // The text repeats the attribute, so it is kept once.
+        assert_eq!(case.message.as_deref(), Some("&lol9; &xxe; <kept>"));
+    }
+
+    #[test]
+    fn other_xml_is_not_a_report() {
+        let cobertura = r#"<?xml version="1.0"?>
+            <!DOCTYPE coverage SYSTEM "http://cobertura.sourceforge.net/xml/coverage-04.dtd">
+            <coverage line-rate="0.9"><packages/></coverage>"#;
+        assert_eq!(read_str(cobertura).expect("read"), None);
+        assert_eq!(read_str("<?xml version=\"1.0\"?>\n").expect("read"), None);
+    }
+
+    #[test]
+    fn nested_suites_timing_and_outcomes() {
+        let xml = r#"<testsuites time="2.5">
+          <testsuite name="outer" time="9">
+            <testsuite name="inner">
+              <testcase name="a" time="0.0125"/>
+              <testcase name="b" classname=""><skipped/></testcase>
+              <testcase name="c" classname="pkg.C" file="src/c.rs" line="7">
+                <flakyFailure message="first try"/>
+                <system-out><failure>not a child of the case</failure></system-out>
+              </testcase>
+              <testcase name="d"><skipped/><error type="TimeoutError"/></testcase>
+              <testcase name="e"><failure><![CDATA[<raw> & text]]></failure><failure message="second"/></testcase>
+            </testsuite>
+            <testcase name="f" line="0"><failure message="x&#10;y &amp; z"/></testcase>
+          </testsuite>
+        </testsuites>"#;
+        let run = read_str(xml).expect("read").expect("report");
+        assert_eq!(counts(&run), (2, 3, 1));
+        assert_eq!(run.duration_ms, Some(2500));
+        assert_eq!(names(&run), ["d", "e", "f"]);
+        let d = &run.failures[0];
+        assert_eq!(d.suite.as_deref(), Some("inner"));
+        assert_eq!(d.message, None);
+        assert_eq!(d.kind, Some(FailureKind::Timeout));
+        assert_eq!(
+            run.failures[1].message.as_deref(),
+            Some("<raw> & text\n\nsecond")
+        );
+        let f = &run.failures[2];
+        assert_eq!(f.suite.as_deref(), Some("outer"));
+        assert_eq!(f.line, None);
+        // A character reference keeps its newline (attribute normalization spares them).
+        assert_eq!(f.message.as_deref(), Some("x\ny & z"));
+    }
+
+    #[test]
+    fn durations_fall_back_to_suites_then_cases() {
+        let xml = r#"<testsuites><testsuite time="1,001.5"><testcase name="a"/></testsuite>
+            <testsuite time="0.5"/></testsuites>"#;
+        let run = read_str(xml).expect("read").expect("report");
+        assert_eq!(run.duration_ms, Some(1_002_000));
+        let xml = r#"<testsuite><testcase name="a" time="0.25"/><testcase name="b" time="0.5"/></testsuite>"#;
+        let run = read_str(xml).expect("read").expect("report");
+        assert_eq!(run.duration_ms, Some(750));
+        assert_eq!(parse_seconds("-1"), None);
+        assert_eq!(parse_seconds("NaN"), None);
+        assert_eq!(parse_seconds("0,5"), None);
+    }
+
+    #[test]
+    fn counts_stay_exact_beyond_the_kept_failures() {
+        let mut xml = String::from("<testsuite>");
+        for i in 0..MAX_KEPT_FAILURES + 3 {
+            xml.push_str(&format!(
+                "<testcase name=\"t{i}\"><failure message=\"m\"/></testcase>"
+            ));
+        }
+        xml.push_str("</testsuite>");
+        let run = read_str(&xml).expect("read").expect("report");
+        assert_eq!(run.failed, (MAX_KEPT_FAILURES + 3) as u64);
+        assert_eq!(run.failures.len(), MAX_KEPT_FAILURES);
+    }
+
+    #[test]
+    fn long_messages_are_cut() {
+        let long = "é".repeat(MAX_MESSAGE_BYTES);
+        let xml = format!(
+            "<testsuite><testcase name=\"a\"><failure>{long}</failure></testcase></testsuite>"
+        );
+        let run = read_str(&xml).expect("read").expect("report");
+        let message = run.failures[0].message.as_deref().expect("message");
+        assert!(message.len() <= MAX_MESSAGE_BYTES);
+        assert!(message.ends_with('…'));
+    }
+
+    #[test]
+    fn broken_xml_names_the_line() {
+        let err =
+            read_str("<testsuite>\n<testcase name=\"a\">\n</testsuite>\n").expect_err("mismatched");
+        assert_eq!(
+            err.to_string().rsplit_once("report.xml: ").map(|(_, m)| m),
+            Some(
+                "line 3: invalid XML: ill-formed document: expected `</testcase>`, but `</testsuite>` was found"
+            )
+        );
+        let err = read_str("<testsuite>\n<testcase name=\"a").expect_err("cut in a tag");
+        assert!(matches!(err, ReadError::Malformed { line: 2, .. }), "{err}");
+    }
+
+    #[test]
+    fn deep_nesting_is_refused() {
+        let xml = format!("<testsuite>{}", "<x>".repeat(MAX_DEPTH + 1));
+        let err = read_str(&xml).expect_err("too deep");
+        assert!(err.to_string().contains("nested deeper than 256"), "{err}");
+    }
+
+    #[test]
+    fn the_cap_on_one_event_is_enforced() {
+        let mut capped = Capped::new(io::Cursor::new(vec![b'a'; 10]));
+        capped.since_reset = MAX_EVENT_BYTES + 1;
+        let err = capped.fill_buf().expect_err("over the cap");
+        assert!(err.get_ref().is_some_and(|e| e.is::<TooLong>()));
+        capped.since_reset = 0;
+        let mut out = Vec::new();
+        capped.read_to_end(&mut out).expect("read");
+        assert_eq!(out.len(), 10);
+        assert_eq!(capped.since_reset, 10);
+    }
+}

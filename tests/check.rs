@@ -1,0 +1,404 @@
+//! `skillgate check` end to end: the built binary on repositories made with real git.
+
+mod common;
+
+use common::{Repo, run, run_json, verdicts};
+
+fn v(name: &str, change: &str, tier: &str, decision: &str) -> (String, String, String, String) {
+    (name.into(), change.into(), tier.into(), decision.into())
+}
+
+#[test]
+fn only_the_changed_skill_is_gated_between_two_commits() {
+    let repo = Repo::git();
+    repo.skill(".claude/skills/alpha", "alpha", 5, 0);
+    repo.skill(".claude/skills/beta", "beta", 5, 0);
+    let base = repo.commit("two skills");
+    repo.skill(".claude/skills/beta", "beta", 3, 2);
+    let head = repo.commit("beta regresses");
+
+    let (code, doc) = run_json(&repo, &["check", "--base", &base, "--head", &head]);
+    assert_eq!(
+        verdicts(&doc),
+        vec![v("beta", "modified", "human", "escalated")]
+    );
+    assert_eq!(code, 3, "review required");
+    let beta = &doc["skills"][0];
+    assert_eq!(beta["tests"]["pass_count"], 3);
+    assert_eq!(beta["tests"]["fail_count"], 2);
+    assert_eq!(beta["tests"]["total_count"], 5);
+    assert_eq!(beta["tests"]["pass_rate"], 0.6);
+    assert_eq!(
+        beta["decision"]["criteria"]["test_pass_rate"]["actual"],
+        0.6
+    );
+    assert_eq!(
+        beta["decision"]["criteria"]["test_pass_rate"]["passed"],
+        false
+    );
+    assert_eq!(doc["run"]["base"], base.as_str());
+    assert_eq!(doc["run"]["head"], head.as_str());
+    assert_eq!(doc["schema"], "skillgate.results/1");
+}
+
+#[test]
+fn a_renamed_skill_keeps_its_history_and_is_a_breaking_change() {
+    let repo = Repo::git();
+    repo.skill("skills/old-name", "old-name", 4, 0);
+    let base = repo.commit("skill");
+    repo.git_cmd(&["mv", "skills/old-name", "skills/new-name"]);
+    repo.write(
+        "skills/new-name/SKILL.md",
+        "---\nname: new-name\ndescription: The renamed skill.\n---\n# new\n",
+    );
+    let head = repo.commit("rename");
+
+    // Record the base first, so the rename has a row to carry over.
+    repo.git_cmd(&["checkout", "-q", &base]);
+    let (_, _) = run_json(&repo, &["check", "--all"]);
+    repo.git_cmd(&["checkout", "-q", "main"]);
+    let (code, doc) = run_json(&repo, &["check", "--base", &base, "--head", &head]);
+    assert_eq!(
+        verdicts(&doc),
+        vec![v("new-name", "renamed", "human", "escalated")]
+    );
+    assert_eq!(doc["skills"][0]["change"]["from"], "skills/old-name");
+    assert!(
+        doc["skills"][0]["decision"]["reasons"][0]
+            .as_str()
+            .is_some_and(|r| r.contains("renamed from skills/old-name")),
+        "{}",
+        doc["skills"][0]["decision"]["reasons"]
+    );
+    assert_eq!(code, 3);
+
+    let conn = rusqlite::Connection::open(repo.db()).expect("db");
+    let (names, rows): (String, i64) = conn
+        .query_row(
+            "SELECT group_concat(name), (SELECT count(*) FROM approval_history ah WHERE ah.skill_id = s.id) FROM skills s",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("query");
+    assert_eq!(names, "new-name", "the old row was renamed, not duplicated");
+    assert_eq!(rows, 2, "both decisions hang on the same skill row");
+}
+
+#[test]
+fn a_deleted_skill_needs_a_maintainer() {
+    let repo = Repo::git();
+    repo.skill(".claude/skills/keep", "keep", 2, 0);
+    repo.skill(".claude/skills/gone", "gone", 2, 0);
+    let base = repo.commit("two");
+    repo.remove(".claude/skills/gone");
+    let head = repo.commit("remove gone");
+    let (code, doc) = run_json(&repo, &["check", "--base", &base, "--head", &head]);
+    assert_eq!(
+        verdicts(&doc),
+        vec![v("gone", "deleted", "human", "escalated")]
+    );
+    assert_eq!(
+        doc["skills"][0]["decision"]["reasons"][0],
+        "breaking change: skill removed"
+    );
+    assert!(doc["skills"][0]["tests"].is_null());
+    assert_eq!(code, 3);
+    let conn = rusqlite::Connection::open(repo.db()).expect("db");
+    let status: String = conn
+        .query_row("SELECT status FROM skills WHERE name = 'gone'", [], |r| {
+            r.get(0)
+        })
+        .expect("row");
+    assert_eq!(status, "deleted");
+}
+
+#[test]
+fn nested_skills_own_their_own_files() {
+    let repo = Repo::git();
+    repo.skill(".claude/skills/outer", "outer", 3, 0);
+    repo.skill(".claude/skills/outer/lib/inner", "inner", 3, 0);
+    let base = repo.commit("nested");
+    repo.write(".claude/skills/outer/lib/inner/helper.sh", "echo help\n");
+    let head = repo.commit("touch inner");
+    let (_, doc) = run_json(&repo, &["check", "--base", &base, "--head", &head]);
+    let names: Vec<_> = verdicts(&doc).into_iter().map(|v| v.0).collect();
+    assert_eq!(names, vec!["inner"]);
+
+    repo.write(".claude/skills/outer/lib/util.sh", "echo util\n");
+    let head2 = repo.commit("touch outer");
+    let (_, doc) = run_json(&repo, &["check", "--base", &head, "--head", &head2]);
+    let names: Vec<_> = verdicts(&doc).into_iter().map(|v| v.0).collect();
+    assert_eq!(names, vec!["outer"]);
+}
+
+#[test]
+fn uncommitted_changes_are_gated_without_head() {
+    let repo = Repo::git();
+    repo.skill(".claude/skills/alpha", "alpha", 2, 0);
+    repo.skill(".claude/skills/beta", "beta", 2, 0);
+    let base = repo.commit("two");
+    repo.write(".claude/skills/alpha/notes.md", "untracked file\n");
+    let (_, doc) = run_json(&repo, &["check", "--base", &base]);
+    assert_eq!(verdicts(&doc).len(), 1);
+    assert_eq!(verdicts(&doc)[0].0, "alpha");
+    assert_eq!(doc["run"]["dirty"], true);
+}
+
+#[test]
+fn all_works_in_a_plain_directory_and_skill_picks_one() {
+    let repo = Repo::plain();
+    repo.skill(".claude/skills/alpha", "alpha", 2, 0);
+    repo.skill("skills/beta", "beta", 1, 1);
+    let (_, doc) = run_json(&repo, &["check", "--all"]);
+    let names: Vec<_> = verdicts(&doc).into_iter().map(|v| (v.0, v.1)).collect();
+    assert_eq!(
+        names,
+        vec![
+            ("alpha".to_owned(), "unchanged".to_owned()),
+            ("beta".to_owned(), "unchanged".to_owned())
+        ]
+    );
+    assert!(doc["run"]["head"].is_null());
+
+    let (_, doc) = run_json(&repo, &["check", "--all", "--skill", "beta"]);
+    assert_eq!(verdicts(&doc).len(), 1);
+    assert_eq!(verdicts(&doc)[0].0, "beta");
+
+    let (code, _, stderr) = run(repo.skillgate(&["check", "--all", "--skill", "nope"]));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no skill named `nope`"), "{stderr}");
+    assert!(
+        stderr.contains("help: skills found: alpha, beta"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_invalid_skill_md_needs_correction_and_exits_4() {
+    let repo = Repo::plain();
+    repo.skill(".claude/skills/good", "good", 2, 0);
+    repo.write(
+        ".claude/skills/broken/SKILL.md",
+        "---\nname: broken\ndescription: [oops\n---\n",
+    );
+    repo.write(
+        ".claude/skills/broken/test.sh",
+        "echo '1..1'; echo 'ok 1'\n",
+    );
+    let (code, doc) = run_json(&repo, &["check", "--all"]);
+    assert_eq!(code, 4);
+    let broken = &doc["skills"][0];
+    assert_eq!(broken["name"], "broken");
+    assert_eq!(broken["decision"]["decision"], "needs_correction");
+    assert_eq!(broken["lint"][0]["rule"], "frontmatter-invalid");
+    assert_eq!(broken["lint"][0]["file"], ".claude/skills/broken/SKILL.md");
+    assert!(
+        broken["lint"][0]["line"]
+            .as_u64()
+            .is_some_and(|l| (3..=4).contains(&l))
+    );
+
+    let (code, _, _) = run(repo.skillgate(&[
+        "check",
+        "--all",
+        "--fail-on",
+        "correction",
+        "--skill",
+        "good",
+    ]));
+    assert_eq!(
+        code, 0,
+        "escalate alone does not fail with --fail-on correction"
+    );
+    let (code, _, _) = run(repo.skillgate(&["check", "--all", "--fail-on", "never"]));
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn a_hanging_suite_times_out_and_its_children_die() {
+    let repo = Repo::plain();
+    repo.write(".skillgate.toml", "[runner]\ntimeout = \"1s\"\n");
+    repo.write(
+        ".claude/skills/hang/SKILL.md",
+        "---\nname: hang\ndescription: Hangs.\n---\n",
+    );
+    repo.write(
+        ".claude/skills/hang/test.sh",
+        "echo '1..2'\necho 'ok 1 - first'\nsleep 1000 &\necho $! > child.pid\nsleep 1000\n",
+    );
+    let started = std::time::Instant::now();
+    let (code, doc) = run_json(&repo, &["check", "--all"]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    assert_eq!(code, 3);
+    let skill = &doc["skills"][0];
+    assert_eq!(skill["suite"]["timed_out"], true);
+    assert_eq!(skill["suite"]["outcome"], "timed out after 1s");
+    let failed = skill["tests"]["failed_tests"]
+        .as_array()
+        .expect("failed tests");
+    assert!(failed.iter().any(|t| t["kind"] == "timeout"), "{failed:?}");
+    let pid =
+        std::fs::read_to_string(repo.path().join(".claude/skills/hang/child.pid")).expect("pid");
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+    assert!(
+        stat.is_empty() || stat.rsplit(") ").next().is_some_and(|s| s.starts_with('Z')),
+        "the suite's background child survived: {stat}"
+    );
+}
+
+#[test]
+fn a_suite_without_the_executable_bit_runs_with_bash() {
+    let repo = Repo::plain();
+    repo.skill(".claude/skills/plain", "plain", 3, 0);
+    let (_, doc) = run_json(&repo, &["check", "--all"]);
+    assert_eq!(doc["skills"][0]["suite"]["command"], "bash test.sh");
+    assert_eq!(doc["skills"][0]["tests"]["pass_count"], 3);
+}
+
+#[test]
+fn suites_never_see_the_runners_tokens() {
+    let repo = Repo::plain();
+    repo.write(
+        ".claude/skills/env/SKILL.md",
+        "---\nname: env\ndescription: Prints env.\n---\n",
+    );
+    repo.write(
+        ".claude/skills/env/test.sh",
+        "env | sort > env.txt; echo '1..1'; echo 'ok 1'\n",
+    );
+    let mut cmd = repo.skillgate(&["check", "--all", "--format", "json"]);
+    cmd.env("GITHUB_TOKEN", "ghs_supersecret")
+        .env("INPUT_TOKEN", "x")
+        .env("KEEP_ME", "1");
+    let (_, _, _) = run(cmd);
+    let env = std::fs::read_to_string(repo.path().join(".claude/skills/env/env.txt"))
+        .expect("env printed");
+    assert!(
+        !env.contains("ghs_supersecret") && !env.contains("GITHUB_TOKEN"),
+        "{env}"
+    );
+    assert!(!env.contains("INPUT_TOKEN"), "{env}");
+    assert!(env.contains("KEEP_ME=1"), "{env}");
+    assert!(env.contains("SKILLGATE_REPORT_DIR="), "{env}");
+}
+
+#[test]
+fn a_symlink_loop_is_a_finding_not_a_hang() {
+    let repo = Repo::plain();
+    repo.skill(".claude/skills/ok", "ok", 1, 0);
+    std::os::unix::fs::symlink("loop", repo.path().join(".claude/skills/loop")).expect("symlink");
+    std::os::unix::fs::symlink("..", repo.path().join(".claude/skills/ok/up")).expect("symlink");
+    let (_, doc) = run_json(&repo, &["check", "--all"]);
+    assert_eq!(verdicts(&doc).len(), 1);
+    let rules: Vec<_> = doc["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| {
+            (
+                f["file"].as_str().unwrap_or_default().to_owned(),
+                f["rule"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect();
+    assert!(
+        rules.contains(&(".claude/skills/loop".to_owned(), "symlink-loop".to_owned())),
+        "{rules:?}"
+    );
+}
+
+#[test]
+fn bad_input_is_one_clear_line() {
+    let missing = common::run({
+        let mut cmd = common::skillgate();
+        cmd.args(["check", "--all", "--repo", "/definitely/not/here"]);
+        cmd
+    });
+    assert_eq!(missing.0, 2);
+    assert_eq!(
+        missing.2.trim(),
+        "error: --repo /definitely/not/here does not exist"
+    );
+
+    let repo = Repo::git();
+    repo.skill(".claude/skills/a", "a", 1, 0);
+    let (code, _, stderr) = run(repo.skillgate(&["check", "--base", "HEAD~1"]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.starts_with("error: "), "{stderr}");
+    assert!(stderr.contains("no commits yet"), "{stderr}");
+
+    repo.commit("first");
+    let (code, _, stderr) = run(repo.skillgate(&["check", "--base", "does-not-exist"]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("unknown revision `does-not-exist`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("help: "), "{stderr}");
+
+    let plain = Repo::plain();
+    let (code, _, stderr) = run(plain.skillgate(&["check", "--base", "main"]));
+    assert_eq!(code, 2);
+    assert!(stderr.contains("is not a git repository"), "{stderr}");
+    assert!(stderr.contains("help: use --all"), "{stderr}");
+
+    plain.write(".skillgate.toml", "[runner]\ntimout = \"1m\"\n");
+    let (code, _, stderr) = run(plain.skillgate(&["check", "--all"]));
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains(".skillgate.toml:2: unknown field `timout`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn an_empty_repository_has_nothing_to_gate() {
+    let repo = Repo::plain();
+    let (code, stdout, _) = run(repo.skillgate(&["check", "--all"]));
+    assert_eq!(code, 0);
+    assert_eq!(stdout.trim(), "skillgate: no skills to gate");
+}
+
+#[test]
+fn rerunning_the_same_commit_records_nothing_twice() {
+    let repo = Repo::git();
+    repo.skill(".claude/skills/a", "a", 2, 0);
+    let base = repo.commit("a");
+    repo.skill(".claude/skills/a", "a", 3, 0);
+    let head = repo.commit("a again");
+    for _ in 0..2 {
+        run_json(&repo, &["check", "--base", &base, "--head", &head]);
+    }
+    let conn = rusqlite::Connection::open(repo.db()).expect("db");
+    let rows: i64 = conn
+        .query_row("SELECT count(*) FROM approval_history", [], |r| r.get(0))
+        .expect("count");
+    assert_eq!(rows, 1);
+}
+
+#[test]
+fn out_writes_the_results_document_and_db_overrides_the_path() {
+    let repo = Repo::plain();
+    repo.skill(".claude/skills/a", "a", 1, 0);
+    let out = repo.path().join("results.json");
+    let db = repo.path().join("elsewhere/audit.db");
+    let (code, stdout, _) = run(repo.skillgate(&[
+        "check",
+        "--all",
+        "--out",
+        out.to_str().expect("utf8"),
+        "--db",
+        db.to_str().expect("utf8"),
+    ]));
+    assert_eq!(code, 3, "coverage unknown escalates");
+    assert!(
+        stdout.contains("SKILL"),
+        "text is the default format: {stdout}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("out written")).expect("json");
+    assert_eq!(doc["schema"], "skillgate.results/1");
+    assert_eq!(doc["summary"]["escalate"], 1);
+    assert!(db.exists());
+    assert!(!repo.db().exists());
+}

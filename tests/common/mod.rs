@@ -1,0 +1,162 @@
+//! Helpers shared by the integration tests: skill repositories made in a temp dir with real git.
+
+#![allow(
+    dead_code,
+    reason = "each test binary uses a different part of this module"
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use assert_cmd::cargo::CommandCargoExt;
+
+pub struct Repo {
+    pub dir: tempfile::TempDir,
+}
+
+impl Repo {
+    /// An empty directory (no git).
+    pub fn plain() -> Self {
+        Self {
+            dir: tempfile::tempdir().expect("tempdir"),
+        }
+    }
+
+    /// A git repository with no commits.
+    pub fn git() -> Self {
+        let repo = Self::plain();
+        repo.git_cmd(&["init", "-q", "-b", "main"]);
+        repo.git_cmd(&["config", "user.email", "test@example.com"]);
+        repo.git_cmd(&["config", "user.name", "Test"]);
+        repo.git_cmd(&["config", "commit.gpgsign", "false"]);
+        repo
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn write(&self, rel: &str, text: &str) {
+        let path = self.path().join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+
+    pub fn remove(&self, rel: &str) {
+        let path = self.path().join(rel);
+        if path.is_dir() {
+            std::fs::remove_dir_all(path).expect("rm -r");
+        } else {
+            std::fs::remove_file(path).expect("rm");
+        }
+    }
+
+    /// A skill whose suite prints TAP: `passed` passing tests and `failed` failing ones.
+    pub fn skill(&self, dir: &str, name: &str, passed: usize, failed: usize) {
+        self.write(
+            &format!("{dir}/SKILL.md"),
+            &format!("---\nname: {name}\ndescription: The {name} skill, for tests.\nmetadata:\n  version: \"1.0.0\"\n  category: testing\n---\n# {name}\n"),
+        );
+        let mut script = format!("echo '1..{}'\n", passed + failed);
+        for i in 1..=passed {
+            script.push_str(&format!("echo 'ok {i} - passes {i}'\n"));
+        }
+        for i in 1..=failed {
+            script.push_str(&format!("echo 'not ok {} - fails {i}'\n", passed + i));
+        }
+        self.write(&format!("{dir}/test.sh"), &script);
+    }
+
+    pub fn git_cmd(&self, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(self.path())
+            .args(args)
+            .output()
+            .expect("git runs");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout)
+            .expect("utf8")
+            .trim()
+            .to_owned()
+    }
+
+    /// Commit everything; returns the commit's sha.
+    pub fn commit(&self, message: &str) -> String {
+        self.git_cmd(&["add", "-A"]);
+        self.git_cmd(&["commit", "-q", "--allow-empty", "-m", message]);
+        self.git_cmd(&["rev-parse", "HEAD"])
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.path().join(".skillgate/skills.db")
+    }
+
+    /// `skillgate` with `--repo` set to this repository, in a clean environment.
+    pub fn skillgate(&self, args: &[&str]) -> Command {
+        let mut cmd = skillgate();
+        cmd.args(args).arg("--repo").arg(self.path());
+        cmd
+    }
+}
+
+/// The built binary, with the GitHub variables a CI runner might set removed.
+pub fn skillgate() -> Command {
+    let mut cmd = Command::cargo_bin("skillgate").expect("binary built");
+    for var in [
+        "GITHUB_REPOSITORY",
+        "GITHUB_EVENT_NAME",
+        "GITHUB_RUN_ID",
+        "GITHUB_RUN_ATTEMPT",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
+/// Run and return (exit code, stdout, stderr).
+pub fn run(mut cmd: Command) -> (i32, String, String) {
+    let out = cmd.output().expect("skillgate runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Run with `--format json` and parse the results document.
+pub fn run_json(repo: &Repo, args: &[&str]) -> (i32, serde_json::Value) {
+    let mut all = args.to_vec();
+    all.extend(["--format", "json"]);
+    let (code, stdout, stderr) = run(repo.skillgate(&all));
+    let doc = serde_json::from_str(&stdout)
+        .unwrap_or_else(|err| panic!("stdout is not JSON ({err}): {stdout}\nstderr: {stderr}"));
+    (code, doc)
+}
+
+/// `(name, change, tier, decision)` of every skill in a results document.
+pub fn verdicts(doc: &serde_json::Value) -> Vec<(String, String, String, String)> {
+    doc["skills"]
+        .as_array()
+        .expect("skills")
+        .iter()
+        .map(|s| {
+            (
+                s["name"].as_str().unwrap_or_default().to_owned(),
+                s["change"]["kind"].as_str().unwrap_or_default().to_owned(),
+                s["decision"]["tier"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                s["decision"]["decision"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+            )
+        })
+        .collect()
+}
