@@ -14,6 +14,14 @@ const HEADERS: [&str; 6] = [
     "REASONS",
 ];
 
+/// Text from skills and tests, made safe for a terminal: control characters (escape sequences
+/// that could move the cursor or rewrite the screen) are shown as `�`.
+fn clean(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+        .collect()
+}
+
 pub fn text(run: &GateRun) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "skillgate: {}", cells::headline(run));
@@ -37,13 +45,13 @@ fn table(run: &GateRun, out: &mut String) {
             };
             (
                 [
-                    skill.name.clone(),
+                    clean(&skill.name),
                     change,
                     cells::tier(skill).to_owned(),
                     cells::pass_rate(skill),
                     cells::coverage(skill),
                 ],
-                cells::reasons(skill),
+                cells::reasons(skill).iter().map(|r| clean(r)).collect(),
             )
         })
         .collect();
@@ -91,10 +99,10 @@ fn failures(run: &GateRun, out: &mut String) {
                 (Some(file), None) => format!(" ({file})"),
                 _ => String::new(),
             };
-            let _ = writeln!(out, "  ✗ {}{place}", case.name);
+            let _ = writeln!(out, "  ✗ {}{}", clean(&case.name), clean(&place));
             if let Some(error) = &case.error {
                 let first = error.lines().next().unwrap_or_default();
-                let _ = writeln!(out, "      {first}");
+                let _ = writeln!(out, "      {}", clean(first));
             }
         }
         let kept = tests.failed_tests.len() as u64;
@@ -122,9 +130,9 @@ fn findings(run: &GateRun, out: &mut String) {
         let _ = writeln!(
             out,
             "  {}: {severity}[{}]: {}",
-            finding.location(),
+            clean(&finding.location()),
             finding.rule,
-            finding.message
+            clean(&finding.message)
         );
     }
 }
