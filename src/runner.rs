@@ -375,6 +375,11 @@ mod tests {
         }
     }
 
+    fn read_pid(path: &std::path::Path) -> i32 {
+        let text = std::fs::read_to_string(path).expect("the suite wrote its child's pid");
+        text.trim().parse().expect("a pid")
+    }
+
     #[test]
     fn exit_codes_output_and_report_dir() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -424,11 +429,7 @@ mod tests {
             "{:?}",
             done[0].duration
         );
-        let pid: i32 = std::fs::read_to_string(&pidfile)
-            .expect("pid")
-            .trim()
-            .parse()
-            .expect("int");
+        let pid = read_pid(&pidfile);
         assert!(!alive(pid), "the background child {pid} survived");
     }
 
@@ -443,11 +444,7 @@ mod tests {
         )
         .expect("run");
         assert_eq!(done[0].exit_code, Some(0));
-        let pid: i32 = std::fs::read_to_string(&pidfile)
-            .expect("pid")
-            .trim()
-            .parse()
-            .expect("int");
+        let pid = read_pid(&pidfile);
         assert!(!alive(pid), "the background child {pid} survived");
     }
 
