@@ -101,10 +101,10 @@ pub fn skill_changes(
     out
 }
 
-/// Skills whose directory moved: head dir → base dir. A base skill that is gone at the head and
-/// a head skill that is new pair up when files moved from one to the other, the skill file's own
-/// rename first (git's rename detection misses a small `SKILL.md` whose `name` changed, but rarely
-/// all of a skill's scripts).
+/// Skills whose directory moved: head dir → base dir. A base skill that is gone at the head pairs
+/// with a new head skill when git saw its skill file renamed there, or most of its files (git's
+/// rename detection misses a small `SKILL.md` whose `name` changed, but rarely a whole skill's
+/// scripts). One shared file, a LICENSE or a template script, is not a rename.
 fn renames<'a>(
     head: &'a [SkillDir],
     base: &'a [SkillDir],
@@ -112,6 +112,30 @@ fn renames<'a>(
 ) -> BTreeMap<&'a str, &'a str> {
     let gone = |dir: &str| !head.iter().any(|s| s.dir == dir);
     let new = |dir: &str| !base.iter().any(|s| s.dir == dir);
+    // Every file a gone skill had shows in the diff (deleted or renamed away), and every file
+    // of a new one (added or renamed in): count them, skill files aside.
+    let mut old_files: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut new_files: BTreeMap<&str, usize> = BTreeMap::new();
+    for change in files {
+        let (old_path, new_path) = match change {
+            FileChange::Deleted(p) => (Some(p), None),
+            FileChange::Added(p) => (None, Some(p)),
+            FileChange::Renamed { from, to } => (Some(from), Some(to)),
+            FileChange::Modified(_) => continue,
+        };
+        if let Some(path) = old_path
+            && let Some(old) = owner(base, path)
+            && *path != old.skill_file_path()
+        {
+            *old_files.entry(old.dir.as_str()).or_default() += 1;
+        }
+        if let Some(path) = new_path
+            && let Some(now) = owner(head, path)
+            && *path != now.skill_file_path()
+        {
+            *new_files.entry(now.dir.as_str()).or_default() += 1;
+        }
+    }
     // (new dir, old dir) → (skill file renamed, files renamed)
     let mut votes: BTreeMap<(&str, &str), (bool, usize)> = BTreeMap::new();
     for change in files {
@@ -127,10 +151,21 @@ fn renames<'a>(
         let vote = votes
             .entry((now.dir.as_str(), old.dir.as_str()))
             .or_default();
-        vote.0 |= *from == old.skill_file_path() && *to == now.skill_file_path();
-        vote.1 += 1;
+        if *from == old.skill_file_path() && *to == now.skill_file_path() {
+            vote.0 = true;
+        } else {
+            vote.1 += 1;
+        }
     }
-    let mut ranked: Vec<_> = votes.into_iter().collect();
+    let mut ranked: Vec<_> = votes
+        .into_iter()
+        .filter(|((now, old), (skill_file, moved))| {
+            let majority = |counts: &BTreeMap<&str, usize>, dir: &str| {
+                moved * 2 > counts.get(dir).copied().unwrap_or(0)
+            };
+            *skill_file || (majority(&old_files, old) && majority(&new_files, now))
+        })
+        .collect();
     ranked.sort_by_key(|entry| std::cmp::Reverse(entry.1));
     let mut pairs = BTreeMap::new();
     let mut used_old = Vec::new();
@@ -228,6 +263,29 @@ mod tests {
                     from: "s/old".into()
                 }
             )]
+        );
+    }
+
+    #[test]
+    fn one_shared_file_does_not_make_a_rename() {
+        let base = vec![skill("s/pdf-reader")];
+        let head = vec![skill("s/csv-writer")];
+        let files = vec![
+            FileChange::Deleted("s/pdf-reader/SKILL.md".into()),
+            FileChange::Deleted("s/pdf-reader/read.py".into()),
+            FileChange::Renamed {
+                from: "s/pdf-reader/LICENSE.txt".into(),
+                to: "s/csv-writer/LICENSE.txt".into(),
+            },
+            FileChange::Added("s/csv-writer/SKILL.md".into()),
+            FileChange::Added("s/csv-writer/write.py".into()),
+        ];
+        assert_eq!(
+            kinds(&skill_changes(&head, &base, &files)),
+            vec![
+                ("s/csv-writer", ChangeKind::Added),
+                ("s/pdf-reader", ChangeKind::Deleted)
+            ]
         );
     }
 

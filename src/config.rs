@@ -207,11 +207,18 @@ impl Config {
     pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
         let config: Config = toml::from_str(text).map_err(|err| {
             let line = err.span().map(|span| line_of_offset(text, span.start));
+            let key = line.and_then(|l| key_at_line(text, l));
+            let message = err.message().trim();
+            // "unknown field `timout`" names its key already; a type error does not.
+            let message = match &key {
+                Some(key) if !message.contains("unknown field") => format!("`{key}`: {message}"),
+                _ => message.to_owned(),
+            };
             ConfigError::Invalid {
                 path: path.to_path_buf(),
                 line,
-                key: line.and_then(|l| key_at_line(text, l)),
-                message: err.message().trim().to_owned(),
+                key,
+                message,
             }
         })?;
         config.validate(text, path)?;
@@ -442,6 +449,16 @@ mod tests {
         };
         assert_eq!(*line, Some(3));
         assert_eq!(key.as_deref(), Some("policy.required-test-pass-rate"));
+        assert_eq!(
+            err.to_string(),
+            "invalid config .skillgate.toml:3: `policy.required-test-pass-rate`: invalid type: string \"high\", expected f64"
+        );
+        let err = parse("[runner]\njobs = \"four\"\n").expect_err("string jobs");
+        assert!(
+            err.to_string()
+                .starts_with("invalid config .skillgate.toml:2: `runner.jobs`: invalid type"),
+            "{err}"
+        );
     }
 
     #[test]
@@ -456,9 +473,17 @@ mod tests {
     #[test]
     fn bad_duration_and_size_are_explained() {
         let err = parse("[runner]\ntimeout = \"ten minutes\"\n").expect_err("bad duration");
-        assert!(err.to_string().contains(":2: invalid duration"), "{err}");
+        assert!(
+            err.to_string()
+                .contains(":2: `runner.timeout`: invalid duration"),
+            "{err}"
+        );
         let err = parse("[runner]\noutput-cap = \"16M\"\n").expect_err("bad size");
-        assert!(err.to_string().contains(":2: invalid size"), "{err}");
+        assert!(
+            err.to_string()
+                .contains(":2: `runner.output-cap`: invalid size"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -101,17 +101,34 @@ impl<'a> Layout<'a> {
         found
     }
 
-    /// Walk a working tree for skills. Symlinked directories are followed while they stay inside
-    /// the repository; loops and escapes become warnings.
+    /// Walk a working tree for skills. Real directories come first; symlinked directories are
+    /// followed afterwards, while they stay inside the repository and lead somewhere not yet
+    /// searched, so a skill reachable both ways is found once, at its real path (the one git
+    /// reports changes under). Loops and escapes become warnings.
     pub fn find_skills(&self, repo: &Path) -> std::io::Result<Tree> {
         let canonical_repo = repo.canonicalize()?;
         let mut tree = Tree::default();
         let mut visited: HashSet<PathBuf> = HashSet::new();
-        visited.insert(canonical_repo.clone());
         // (relative dir, absolute path, strictly below a root)
         let mut stack: Vec<(String, PathBuf, bool)> =
             vec![(String::new(), repo.to_path_buf(), false)];
-        while let Some((rel, abs, under_root)) = stack.pop() {
+        let mut links: Vec<(String, PathBuf, bool, PathBuf)> = Vec::new();
+        loop {
+            let (rel, abs, under_root) = match stack.pop() {
+                Some(next) => next,
+                None => match links.pop() {
+                    Some((rel, abs, under_root, target)) => {
+                        if !visited.insert(target) {
+                            continue;
+                        }
+                        (rel, abs, under_root)
+                    }
+                    None => break,
+                },
+            };
+            if let Ok(real) = abs.canonicalize() {
+                visited.insert(real);
+            }
             if under_root && let Some(skill_file) = skill_file_in(&abs) {
                 tree.skills.push(SkillDir {
                     dir: rel.clone(),
@@ -152,40 +169,25 @@ impl<'a> Layout<'a> {
                 let Ok(file_type) = entry.file_type() else {
                     continue;
                 };
-                let canonical = if file_type.is_symlink() {
+                if file_type.is_dir() {
+                    stack.push((child_rel, child_abs, children_under_root));
+                } else if file_type.is_symlink() {
                     match resolve_symlink(&child_abs, &canonical_repo) {
-                        Ok(Some(target)) => target,
-                        Ok(None) => continue, // a link to a file
-                        Err(finding_message) => {
-                            let rule = if finding_message.contains("loop") {
+                        Ok(Some(target)) => {
+                            links.push((child_rel, child_abs, children_under_root, target));
+                        }
+                        Ok(None) => {} // a link to a file
+                        Err(message) => {
+                            let rule = if message.contains("loop") {
                                 "symlink-loop"
                             } else {
                                 "symlink-skipped"
                             };
-                            tree.findings.push(Finding::warning(
-                                rule,
-                                &child_rel,
-                                None,
-                                finding_message,
-                            ));
-                            continue;
+                            tree.findings
+                                .push(Finding::warning(rule, &child_rel, None, message));
                         }
                     }
-                } else if file_type.is_dir() {
-                    child_abs.clone()
-                } else {
-                    continue;
-                };
-                if file_type.is_symlink() && !visited.insert(canonical.clone()) {
-                    tree.findings.push(Finding::warning(
-                        "symlink-loop",
-                        &child_rel,
-                        None,
-                        "symlink leads back to a directory already searched; skipped",
-                    ));
-                    continue;
                 }
-                stack.push((child_rel, child_abs, children_under_root));
             }
         }
         tree.skills.sort();
@@ -280,7 +282,8 @@ pub fn skill_files(
                 if !SKIPPED_DIRS.contains(&name.as_str()) && !nested.contains(&child.as_str()) {
                     stack.push(child);
                 }
-            } else {
+            } else if file_type.is_file() || file_type.is_symlink() {
+                // FIFOs, sockets and devices are no content: reading one would block or never end.
                 files.push(child);
             }
         }
@@ -396,5 +399,18 @@ mod tests {
 
         let files = skill_files(repo.path(), &tree.skills[0], &tree.skills).expect("files");
         assert_eq!(files, vec!["SKILL.md", "lib/helper.py", "up"]);
+    }
+
+    #[test]
+    fn a_root_reachable_through_a_symlink_is_searched_once_at_its_real_path() {
+        let repo = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(repo.path().join("skills/foo")).expect("mkdir");
+        std::fs::write(repo.path().join("skills/foo/SKILL.md"), "---\n---\n").expect("write");
+        std::fs::create_dir_all(repo.path().join(".claude")).expect("mkdir");
+        std::os::unix::fs::symlink("../skills", repo.path().join(".claude/skills")).expect("link");
+        let config = SkillsConfig::default();
+        let tree = Layout::new(&config).find_skills(repo.path()).expect("walk");
+        assert_eq!(dirs(&tree.skills), vec!["skills/foo"]);
+        assert!(tree.findings.is_empty(), "{:?}", tree.findings);
     }
 }

@@ -13,8 +13,6 @@ pub enum GitError {
     UnknownRevision { rev: String, repo: PathBuf },
     #[error("failed to run `git {args}`: {stderr}")]
     Failed { args: String, stderr: String },
-    #[error("failed to read the output of `git {args}`: it is not UTF-8")]
-    NotUtf8 { args: String },
 }
 
 impl GitError {
@@ -27,7 +25,7 @@ impl GitError {
         match self {
             Self::NotARepo(_) => Some("use --all to gate every skill in a directory without git"),
             Self::UnknownRevision { .. } => Some(
-                "fetch enough history for the base (actions/checkout with `fetch-depth: 0`), or pass --base",
+                "check the revision's name; in CI, fetch enough history for it (actions/checkout with `fetch-depth: 0`)",
             ),
             _ => None,
         }
@@ -83,9 +81,8 @@ impl Git {
                 stderr: String::from_utf8_lossy(&output.stderr).trim().to_owned(),
             });
         }
-        String::from_utf8(output.stdout).map_err(|_| GitError::NotUtf8 {
-            args: args.join(" "),
-        })
+        // A path that is not UTF-8 cannot name a skill file we read; keep the rest of the list.
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
     }
 
     /// The commit a revision names.
@@ -179,21 +176,24 @@ impl Git {
     pub fn read_file_at(&self, rev: &str, path: &str) -> Result<Option<String>, GitError> {
         match self.run(&["show", &format!("{rev}:{path}")]) {
             Ok(text) => Ok(Some(text)),
-            Err(GitError::Failed { .. } | GitError::NotUtf8 { .. }) => Ok(None),
+            Err(GitError::Failed { .. }) => Ok(None),
             Err(err) => Err(err),
         }
     }
 
-    /// `true` when the working tree differs from HEAD under `dir` (tracked or untracked files).
+    /// `true` when the working tree differs from HEAD under `dir` (tracked or untracked files),
+    /// leaving out `dir/.skillgate`, where the gate keeps its own database.
     pub fn is_dirty(&self, dir: &Path) -> Result<bool, GitError> {
+        let own = format!(":(exclude){}", dir.join(".skillgate").to_string_lossy());
         let dir = dir.to_string_lossy();
         let out = self.run(&[
             "status",
             "--porcelain",
             "-z",
-            "--untracked-files=normal",
+            "--untracked-files=all",
             "--",
             &dir,
+            &own,
         ])?;
         Ok(!out.is_empty())
     }

@@ -25,5 +25,6 @@ pub mod signals;
 pub mod skill;
 pub mod store;
 pub mod suite;
+pub mod untrusted;
 
 pub use error::Error;

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::Semaphore;
 
 /// How long a suite gets between TERM and KILL.
@@ -20,6 +21,8 @@ const DRAIN_WAIT: Duration = Duration::from_secs(5);
 pub enum RunnerError {
     #[error("failed to start the suite runner: {0}")]
     Runtime(#[source] std::io::Error),
+    #[error("interrupted by {0}: the running suites were stopped and nothing was recorded")]
+    Interrupted(&'static str),
     #[error("failed to prepare {}: {source}", path.display())]
     Prepare {
         path: PathBuf,
@@ -97,6 +100,11 @@ pub fn run_all(jobs: Vec<Job>, settings: &Settings) -> Result<Vec<Finished>, Run
         .build()
         .map_err(RunnerError::Runtime)?;
     runtime.block_on(async {
+        // Interrupting the gate (Ctrl-C, a cancelled CI job) must not orphan the suites: they
+        // run in their own process groups, out of reach of the terminal's signals.
+        let mut interrupt = signal(SignalKind::interrupt()).map_err(RunnerError::Runtime)?;
+        let mut terminate = signal(SignalKind::terminate()).map_err(RunnerError::Runtime)?;
+        let live: Live = Arc::default();
         let permits = Arc::new(Semaphore::new(settings.jobs.max(1)));
         let settings = Arc::new(settings.clone());
         let handles: Vec<_> = jobs
@@ -104,29 +112,57 @@ pub fn run_all(jobs: Vec<Job>, settings: &Settings) -> Result<Vec<Finished>, Run
             .map(|job| {
                 let permits = Arc::clone(&permits);
                 let settings = Arc::clone(&settings);
+                let live = Arc::clone(&live);
                 tokio::spawn(async move {
                     let _permit = permits.acquire_owned().await;
-                    run_one(job, &settings).await
+                    run_one(job, &settings, &live).await
                 })
             })
             .collect();
-        let mut results = Vec::with_capacity(handles.len());
-        for handle in handles {
-            results.push(handle.await.unwrap_or_else(|err| Finished {
-                exit_code: None,
-                signal: None,
-                timed_out: false,
-                duration: Duration::ZERO,
-                spawn_error: Some(format!("runner task failed: {err}")),
-                stdout_bytes: 0,
-                stderr_bytes: 0,
-            }));
-        }
-        Ok(results)
+        let collect = async {
+            let mut results = Vec::with_capacity(handles.len());
+            for handle in handles {
+                results.push(handle.await.unwrap_or_else(|err| Finished {
+                    exit_code: None,
+                    signal: None,
+                    timed_out: false,
+                    duration: Duration::ZERO,
+                    spawn_error: Some(format!("runner task failed: {err}")),
+                    stdout_bytes: 0,
+                    stderr_bytes: 0,
+                }));
+            }
+            results
+        };
+        let name = tokio::select! {
+            results = collect => return Ok(results),
+            _ = interrupt.recv() => "SIGINT",
+            _ = terminate.recv() => "SIGTERM",
+        };
+        stop_all(&live).await;
+        Err(RunnerError::Interrupted(name))
     })
 }
 
-async fn run_one(job: Job, settings: &Settings) -> Finished {
+/// The process groups of the suites running now.
+type Live = Arc<std::sync::Mutex<Vec<i32>>>;
+
+/// TERM every running suite's group, then KILL what is left after the grace period.
+async fn stop_all(live: &Live) {
+    let groups: Vec<i32> = live.lock().map(|g| g.clone()).unwrap_or_default();
+    for pgid in &groups {
+        signal_group(Some(*pgid), libc::SIGTERM);
+    }
+    let deadline = Instant::now() + KILL_GRACE;
+    while groups.iter().any(|g| group_alive(Some(*g))) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    for pgid in &groups {
+        signal_group(Some(*pgid), libc::SIGKILL);
+    }
+}
+
+async fn run_one(job: Job, settings: &Settings, live: &Live) -> Finished {
     let started = Instant::now();
     let mut finished = Finished {
         exit_code: None,
@@ -158,6 +194,9 @@ async fn run_one(job: Job, settings: &Settings) -> Finished {
         }
     };
     let pgid = child.id().and_then(|id| i32::try_from(id).ok());
+    if let (Some(pgid), Ok(mut groups)) = (pgid, live.lock()) {
+        groups.push(pgid);
+    }
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
     let cap = settings.output_cap;
@@ -180,19 +219,24 @@ async fn run_one(job: Job, settings: &Settings) -> Finished {
     };
     // Whatever the suite left running in its group (`sleep 1000 &`) ends with it.
     end_group(pgid).await;
+    if let (Some(pgid), Ok(mut groups)) = (pgid, live.lock()) {
+        groups.retain(|g| *g != pgid);
+    }
     finished.duration = started.elapsed();
     if let Some(status) = status {
         use std::os::unix::process::ExitStatusExt;
         finished.exit_code = status.code();
         finished.signal = status.signal();
     }
-    finished.stdout_bytes = drain(out_task).await;
-    finished.stderr_bytes = drain(err_task).await;
+    // Both captures run already; one deadline bounds the wait for the two of them.
+    let deadline = tokio::time::Instant::now() + DRAIN_WAIT;
+    finished.stdout_bytes = drain(out_task, deadline).await;
+    finished.stderr_bytes = drain(err_task, deadline).await;
     finished
 }
 
-async fn drain(task: tokio::task::JoinHandle<u64>) -> u64 {
-    match tokio::time::timeout(DRAIN_WAIT, task).await {
+async fn drain(task: tokio::task::JoinHandle<u64>, deadline: tokio::time::Instant) -> u64 {
+    match tokio::time::timeout_at(deadline, task).await {
         Ok(Ok(bytes)) => bytes,
         // A process that left the group still holds the pipe: stop reading, keep what we have.
         _ => 0,
@@ -278,38 +322,54 @@ async fn capture<R: AsyncRead + Unpin>(stream: Option<R>, path: PathBuf, cap: u6
     seen
 }
 
-/// Variables that never reach a suite: the runner's credentials and the Action's inputs.
+/// Names that never reach a suite: the runner's credentials, the Action's inputs, and anything
+/// named like a secret.
 fn is_secret_name(name: &str) -> bool {
-    const EXACT: &[&str] = &[
-        "GITHUB_TOKEN",
-        "GH_TOKEN",
-        "GH_ENTERPRISE_TOKEN",
-        "GITHUB_ENTERPRISE_TOKEN",
-    ];
     const PREFIXES: &[&str] = &["ACTIONS_", "INPUT_"];
-    const SUFFIXES: &[&str] = &["_TOKEN", "_SECRET", "_PASSWORD", "_API_KEY", "_PRIVATE_KEY"];
+    const PARTS: &[&str] = &[
+        "TOKEN",
+        "SECRET",
+        "PASSWORD",
+        "PASSWD",
+        "CREDENTIAL",
+        "PRIVATE_KEY",
+        "API_KEY",
+        "ACCESS_KEY",
+        "AUTH_KEY",
+    ];
     let upper = name.to_ascii_uppercase();
-    EXACT.contains(&upper.as_str())
-        || PREFIXES.iter().any(|p| upper.starts_with(p))
-        || SUFFIXES.iter().any(|s| upper.ends_with(s))
+    PREFIXES.iter().any(|p| upper.starts_with(p))
+        || PARTS.iter().any(|p| upper.contains(p))
+        || upper.ends_with("_KEY")
 }
 
-/// The environment a suite gets: ours, less secrets (built-in names and `extra_secrets`),
-/// unless a name is in `allow`.
+/// A value that carries a password in a URL (`postgres://user:pass@host/db`).
+fn has_url_credentials(value: &str) -> bool {
+    value.split("://").skip(1).any(|rest| {
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+        authority
+            .rsplit_once('@')
+            .is_some_and(|(userinfo, _)| userinfo.contains(':'))
+    })
+}
+
+/// The environment a suite gets: ours, less secrets (by name, by a credential-bearing URL
+/// value, and `extra_secrets`), unless a name is in `allow`.
 pub fn scrubbed_env(
     env: impl IntoIterator<Item = (OsString, OsString)>,
     extra_secrets: &[String],
     allow: &[String],
 ) -> Vec<(OsString, OsString)> {
     env.into_iter()
-        .filter(|(name, _)| {
+        .filter(|(name, value)| {
             let Some(name) = name.to_str() else {
-                return true;
+                return false;
             };
             if allow.iter().any(|a| a == name) {
                 return true;
             }
-            !(is_secret_name(name) || extra_secrets.iter().any(|s| s == name))
+            let secret_value = value.to_str().is_none_or(has_url_credentials);
+            !(is_secret_name(name) || secret_value || extra_secrets.iter().any(|s| s == name))
         })
         .collect()
 }
@@ -330,8 +390,18 @@ mod tests {
         let env = os(&[
             ("PATH", "/bin"),
             ("GITHUB_TOKEN", "ghs_x"),
-            ("ACTIONS_ID_TOKEN_REQUEST_TOKEN", "t"),
-            ("INPUT_TOKEN", "t"),
+            ("GH_TOKEN", "x"),
+            ("TOKEN", "x"),
+            ("ACTIONS_ID_TOKEN_REQUEST_URL", "https://x"),
+            ("ACTIONS_RUNTIME_TOKEN", "t"),
+            ("INPUT_GITHUB-TOKEN", "t"),
+            ("AWS_SECRET_ACCESS_KEY", "s"),
+            ("AWS_ACCESS_KEY_ID", "AKIA"),
+            ("OPENAI_API_KEY", "sk"),
+            ("SIGNING_KEY", "k"),
+            ("DB_PASSWORD", "p"),
+            ("DATABASE_URL", "postgres://app:hunter2@db:5432/app"),
+            ("PUBLIC_URL", "https://example.com/a@b"),
             ("NPM_TOKEN", "n"),
             ("MY_CUSTOM", "c"),
             ("HOME", "/root"),
@@ -341,7 +411,7 @@ mod tests {
             .iter()
             .map(|(k, _)| k.to_string_lossy().into_owned())
             .collect();
-        assert_eq!(names, vec!["PATH", "NPM_TOKEN", "HOME"]);
+        assert_eq!(names, vec!["PATH", "PUBLIC_URL", "NPM_TOKEN", "HOME"]);
     }
 
     fn settings(timeout: Duration, cap: u64) -> Settings {

@@ -14,6 +14,9 @@ pub struct Signals {
     pub suite: SuiteSignal,
     /// Test counts, when the suite ran and its results were read.
     pub tests: Option<TestCounts>,
+    /// How the suite itself failed beyond its reported tests (timed out, killed, could not start,
+    /// or exited non-zero while reporting no failed test): its report cannot be trusted.
+    pub suite_failure: Option<String>,
     pub coverage: CoverageSignal,
     /// The skill's declared risk floor.
     pub declared_risk: Option<f64>,

@@ -504,6 +504,9 @@ pub fn content_hash(root: &Path, files: &[String]) -> std::io::Result<String> {
             hasher.update(bytes);
             continue;
         }
+        if !meta.is_file() {
+            continue;
+        }
         hasher.update(meta.len().to_le_bytes());
         let mut file = std::fs::File::open(&path)?;
         loop {

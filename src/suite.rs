@@ -70,7 +70,7 @@ pub fn resolve(dir: &Path, repo: &Path, meta: &SkillMeta, files: &[String]) -> R
             );
         }
     }
-    detect_framework(dir, files)
+    detect_framework(dir, repo, files)
 }
 
 fn declared_suite(
@@ -146,11 +146,11 @@ fn file_suite(
 }
 
 /// A framework found in the skill's files, run the way its users run it.
-fn detect_framework(dir: &Path, files: &[String]) -> Resolution {
+fn detect_framework(dir: &Path, repo: &Path, files: &[String]) -> Resolution {
     let has = |pred: &dyn Fn(&str) -> bool| files.iter().any(|f| pred(f));
     let name_of = |f: &str| f.rsplit('/').next().unwrap_or(f).to_owned();
     let detected: Option<(&str, &str, Vec<&str>)> = if files.iter().any(|f| f == "package.json")
-        && package_test_script(&dir.join("package.json"))
+        && package_test_script(repo, &dir.join("package.json"))
     {
         Some(("npm", "npm", vec!["test"]))
     } else if has(&|f| {
@@ -198,11 +198,11 @@ fn detect_framework(dir: &Path, files: &[String]) -> Resolution {
 }
 
 /// Whether a package.json has a real `test` script (not npm's placeholder).
-fn package_test_script(path: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(path) else {
+fn package_test_script(repo: &Path, path: &Path) -> bool {
+    let Ok(bytes) = crate::untrusted::read_file(repo, path, 1 << 20) else {
         return false;
     };
-    let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {
+    let Ok(json) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
         return false;
     };
     json.pointer("/scripts/test")

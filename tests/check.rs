@@ -231,6 +231,14 @@ fn a_hanging_suite_times_out_and_its_children_die() {
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
     assert_eq!(code, 3);
     let skill = &doc["skills"][0];
+    assert_eq!(
+        skill["decision"]["tier"], "human",
+        "a timed-out suite is never trusted"
+    );
+    assert_eq!(
+        skill["decision"]["reasons"][0],
+        "the suite timed out after 1s"
+    );
     assert_eq!(skill["suite"]["timed_out"], true);
     assert_eq!(skill["suite"]["outcome"], "timed out after 1s");
     let failed = skill["tests"]["failed_tests"]
@@ -269,6 +277,9 @@ fn suites_never_see_the_runners_tokens() {
     let mut cmd = repo.skillgate(&["check", "--all", "--format", "json"]);
     cmd.env("GITHUB_TOKEN", "ghs_supersecret")
         .env("INPUT_TOKEN", "x")
+        .env("ACTIONS_RUNTIME_TOKEN", "x")
+        .env("AWS_SECRET_ACCESS_KEY", "x")
+        .env("DATABASE_URL", "postgres://app:hunter2@db/app")
         .env("KEEP_ME", "1");
     let (_, _, _) = run(cmd);
     let env = std::fs::read_to_string(repo.path().join(".claude/skills/env/env.txt"))
@@ -277,7 +288,14 @@ fn suites_never_see_the_runners_tokens() {
         !env.contains("ghs_supersecret") && !env.contains("GITHUB_TOKEN"),
         "{env}"
     );
-    assert!(!env.contains("INPUT_TOKEN"), "{env}");
+    for name in [
+        "INPUT_TOKEN",
+        "ACTIONS_RUNTIME_TOKEN",
+        "AWS_SECRET_ACCESS_KEY",
+        "hunter2",
+    ] {
+        assert!(!env.contains(name), "{name} reached the suite: {env}");
+    }
     assert!(env.contains("KEEP_ME=1"), "{env}");
     assert!(env.contains("SKILLGATE_REPORT_DIR="), "{env}");
 }
@@ -401,4 +419,192 @@ fn out_writes_the_results_document_and_db_overrides_the_path() {
     assert_eq!(doc["summary"]["escalate"], 1);
     assert!(db.exists());
     assert!(!repo.db().exists());
+}
+
+#[test]
+fn stopping_the_gate_stops_its_suites() {
+    let repo = Repo::plain();
+    repo.write(
+        ".claude/skills/slow/SKILL.md",
+        "---\nname: slow\ndescription: Slow.\n---\n",
+    );
+    repo.write(
+        ".claude/skills/slow/test.sh",
+        "sleep 1000 &\necho $! > child.pid\nwait\n",
+    );
+    let mut cmd = repo.skillgate(&["check", "--all"]);
+    cmd.stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped());
+    let gate = cmd.spawn().expect("spawn");
+    let pidfile = repo.path().join(".claude/skills/slow/child.pid");
+    let started = std::time::Instant::now();
+    while !pidfile.exists() && started.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    let gate_pid = i32::try_from(gate.id()).expect("pid");
+    // SAFETY: sending SIGTERM to the child we spawned.
+    unsafe { libc::kill(gate_pid, libc::SIGTERM) };
+    let out = gate.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("interrupted by SIGTERM"), "{stderr}");
+    let pid = std::fs::read_to_string(&pidfile).expect("pid");
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
+    assert!(
+        stat.is_empty() || stat.rsplit(") ").next().is_some_and(|s| s.starts_with('Z')),
+        "the suite's child survived the gate: {stat}"
+    );
+    assert!(
+        !repo.db().exists() || {
+            let conn = rusqlite::Connection::open(repo.db()).expect("db");
+            conn.query_row("SELECT count(*) FROM approval_history", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .expect("count")
+                == 0
+        },
+        "an interrupted run records nothing"
+    );
+}
+
+#[test]
+fn a_suite_that_fails_after_reporting_passes_is_not_approved() {
+    let repo = Repo::plain();
+    repo.write(
+        ".claude/skills/liar/SKILL.md",
+        "---\nname: liar\ndescription: Lies.\n---\n",
+    );
+    repo.write(".claude/skills/liar/lib.sh", "echo hi\n");
+    repo.write(
+        ".claude/skills/liar/test.sh",
+        "printf 'SF:lib.sh\\nDA:1,1\\nend_of_record\\n' > \"$SKILLGATE_REPORT_DIR/lcov.info\"\necho '20 passed, 0 failed'\nexit 2\n",
+    );
+    let (code, doc) = run_json(&repo, &["check", "--all"]);
+    let skill = &doc["skills"][0];
+    assert_eq!(skill["coverage"]["ratio"], 1.0, "the lcov was read");
+    assert_eq!(skill["decision"]["tier"], "human");
+    assert_eq!(
+        skill["decision"]["reasons"][0],
+        "the suite exited with status 2 but reported no failed test"
+    );
+    assert_eq!(skill["decision"]["criteria"]["suite_exit"]["passed"], false);
+    assert_eq!(code, 3);
+}
+
+#[test]
+fn hostile_files_in_a_skill_are_refused_not_read() {
+    let repo = Repo::plain();
+    repo.skill(".claude/skills/fifo", "fifo", 1, 0);
+    let fifo = repo.path().join(".claude/skills/fifo/pipe");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo")
+            .success()
+    );
+
+    repo.write(
+        ".claude/skills/zero/SKILL.md",
+        "---\nname: zero\ndescription: Zero.\n---\n",
+    );
+    std::os::unix::fs::symlink(
+        "/dev/zero",
+        repo.path().join(".claude/skills/zero/package.json"),
+    )
+    .expect("symlink");
+
+    let outside = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        outside.path().join("SKILL.md"),
+        "---\nname: away\ndescription: x\n---\n",
+    )
+    .expect("write");
+    std::fs::create_dir_all(repo.path().join(".claude/skills/away")).expect("mkdir");
+    std::os::unix::fs::symlink(
+        outside.path().join("SKILL.md"),
+        repo.path().join(".claude/skills/away/SKILL.md"),
+    )
+    .expect("symlink");
+
+    let started = std::time::Instant::now();
+    let (code, doc) = run_json(&repo, &["check", "--all"]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    assert_eq!(code, 4, "the escaping SKILL.md needs correction");
+    let by_name = |name: &str| {
+        doc["skills"]
+            .as_array()
+            .expect("skills")
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {doc}"))
+            .clone()
+    };
+    assert_eq!(
+        by_name("fifo")["tests"]["pass_count"],
+        1,
+        "a FIFO is no content and blocks nothing"
+    );
+    assert_eq!(by_name("zero")["decision"]["reasons"][0], "no test suite");
+    let away = by_name("away");
+    assert_eq!(away["decision"]["decision"], "needs_correction");
+    assert!(
+        away["lint"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("outside the repository")),
+        "{away}"
+    );
+}
+
+#[test]
+fn a_repo_inside_a_larger_git_repository_maps_its_own_paths() {
+    let repo = Repo::git();
+    repo.skill("packages/web/.claude/skills/lint", "lint", 2, 0);
+    repo.skill("packages/api/.claude/skills/route", "route", 2, 0);
+    let base = repo.commit("monorepo");
+    repo.write("packages/web/.claude/skills/lint/extra file.sh", "echo\n");
+    let head = repo.commit("touch web");
+    let mut cmd = common::skillgate();
+    cmd.args([
+        "check", "--base", &base, "--head", &head, "--format", "json", "--repo",
+    ])
+    .arg(repo.path().join("packages/web"));
+    let (_, stdout, stderr) = run(cmd);
+    let doc: serde_json::Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"));
+    assert_eq!(
+        verdicts(&doc),
+        vec![v("lint", "modified", "escalate", "escalated")]
+    );
+    assert_eq!(doc["skills"][0]["dir"], ".claude/skills/lint");
+    assert_eq!(
+        doc["run"]["dirty"], false,
+        "the gate's own database does not make the tree dirty"
+    );
+}
+
+#[test]
+fn an_unwritable_out_path_fails_before_any_suite_runs() {
+    let repo = Repo::plain();
+    repo.write(
+        ".claude/skills/a/SKILL.md",
+        "---\nname: a\ndescription: A.\n---\n",
+    );
+    repo.write(
+        ".claude/skills/a/test.sh",
+        "touch ran\necho '1 passed, 0 failed'\n",
+    );
+    let (code, _, stderr) =
+        run(repo.skillgate(&["check", "--all", "--out", "/nonexistent/dir/results.json"]));
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--out /nonexistent/dir/results.json"),
+        "{stderr}"
+    );
+    assert!(
+        !repo.path().join(".claude/skills/a/ran").exists(),
+        "no suite ran"
+    );
+    assert!(!repo.db().exists(), "nothing was recorded");
 }

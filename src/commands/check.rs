@@ -72,6 +72,9 @@ struct Prepared {
 pub fn run(args: &CheckArgs) -> Result<Outcome, Error> {
     let started_at = now();
     let repo = open_repo(&args.repo)?;
+    if let Some(out) = &args.out {
+        check_out_path(out)?;
+    }
     let config = Config::load(&repo, args.config.as_deref())?;
     let layout = Layout::new(&config.skills);
     let tree = layout
@@ -170,6 +173,26 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, Error> {
         warnings,
         exit_code: run.exit_code(args.fail_on),
     })
+}
+
+/// Fail before minutes of suites, not after, when the results document cannot be written.
+fn check_out_path(out: &Path) -> Result<(), Error> {
+    let dir = out
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        Err(Error::usage(
+            format!(
+                "--out {}: the directory {} does not exist",
+                out.display(),
+                dir.display()
+            ),
+            None,
+        ))
+    }
 }
 
 fn open_repo(path: &Path) -> Result<PathBuf, Error> {
@@ -376,7 +399,7 @@ fn prepare(
     }
     let dir = repo.join(&skill.dir);
     let skill_path = dir.join(&skill.skill_file);
-    let (meta, mut lint) = match read_skill_file(&skill_path) {
+    let (meta, mut lint) = match read_skill_file(repo, &skill_path) {
         Ok(text) => skill::read_meta(&text, &file, skill.dir_name()),
         Err(message) => (
             SkillMeta::default(),
@@ -413,19 +436,12 @@ fn prepare(
     })
 }
 
-fn read_skill_file(path: &Path) -> Result<String, String> {
-    let meta = std::fs::metadata(path).map_err(|err| format!("cannot read SKILL.md: {err}"))?;
-    if meta.len() > skill::MAX_SKILL_FILE_BYTES {
-        return Err(format!(
-            "SKILL.md is {} bytes, over the {} byte limit",
-            meta.len(),
-            skill::MAX_SKILL_FILE_BYTES
-        ));
-    }
-    let bytes = std::fs::read(path).map_err(|err| format!("cannot read SKILL.md: {err}"))?;
+fn read_skill_file(repo: &Path, path: &Path) -> Result<String, String> {
+    let bytes = crate::untrusted::read_file(repo, path, skill::MAX_SKILL_FILE_BYTES)
+        .map_err(|reason| format!("cannot use this SKILL.md: {reason}"))?;
     String::from_utf8(bytes).map_err(|err| {
         format!(
-            "SKILL.md is not UTF-8 (byte {})",
+            "SKILL.md is not UTF-8 (invalid byte at offset {})",
             err.utf8_error().valid_up_to()
         )
     })
@@ -478,12 +494,13 @@ fn assess(
 ) -> SkillResult {
     let skill_dir = repo.join(&p.change.skill.dir);
     let mut lint = p.lint;
-    let (suite_signal, suite_report, run, measured) = match (&p.resolution, outcome) {
+    let (suite_signal, suite_report, run, measured, suite_failure) = match (&p.resolution, outcome)
+    {
         (_, _) if p.change.kind == ChangeKind::Deleted => {
-            (SuiteSignal::NotApplicable, None, None, None)
+            (SuiteSignal::NotApplicable, None, None, None, None)
         }
         (Resolution::Found(suite), Some((job, done))) => {
-            let (run, measured, sources) = read_results(
+            let (run, measured, sources, failure) = read_results(
                 repo, &skill_dir, &p.meta, job, &done, settings, &mut lint, warnings,
             );
             let report = SuiteReport {
@@ -494,7 +511,7 @@ fn assess(
                 duration_ms: u64::try_from(done.duration.as_millis()).unwrap_or(u64::MAX),
                 results_from: sources,
             };
-            (SuiteSignal::Ran, Some(report), Some(run), measured)
+            (SuiteSignal::Ran, Some(report), Some(run), measured, failure)
         }
         (Resolution::Unavailable { suite, reason }, _) => (
             SuiteSignal::Unavailable {
@@ -510,8 +527,9 @@ fn assess(
             }),
             None,
             None,
+            None,
         ),
-        _ => (SuiteSignal::Missing, None, None, None),
+        _ => (SuiteSignal::Missing, None, None, None, None),
     };
     let coverage = match (&measured, p.meta.test_coverage) {
         (Some(c), _) if c.ratio().is_some() => CoverageSignal::Measured {
@@ -554,6 +572,7 @@ fn assess(
             .map(|f| format!("{}: {}", f.location(), f.message))
             .collect(),
         suite: suite_signal,
+        suite_failure,
         tests: run.as_ref().map(|r| TestCounts {
             passed: r.passed,
             failed: r.failed,
@@ -605,7 +624,7 @@ fn read_results(
     settings: &runner::Settings,
     lint: &mut Vec<Finding>,
     warnings: &mut Vec<String>,
-) -> (TestRun, Option<Coverage>, Vec<String>) {
+) -> (TestRun, Option<Coverage>, Vec<String>, Option<String>) {
     let mut files = list_files(&job.report_dir);
     for glob in [&meta.test_report, &meta.coverage_report]
         .into_iter()
@@ -684,20 +703,43 @@ fn read_results(
             }
         },
     };
-    // A suite that timed out, crashed or exited non-zero failed, even if every test it reported
-    // passed: say so as a failed case rather than trust a partial report.
-    let from_exit_code = sources.last().is_some_and(|s| s == "exit code");
-    let suite_failed = done.timed_out || done.spawn_error.is_some() || done.exit_code != Some(0);
-    if suite_failed && !from_exit_code && (run.failed == 0 || done.timed_out) {
+    let failure = suite_failure(done, &run, &sources, settings);
+    // Show the failure among the failed tests too, unless the exit code already stands for one.
+    if let Some(failure) = &failure
+        && sources.last().is_none_or(|s| s != "exit code")
+    {
         run.record(TestCase::failed(
-            "suite exit status",
-            Some(format!(
-                "the suite ended with {}",
-                done.describe(settings.timeout)
-            )),
+            results::EXIT_STATUS_CASE,
+            Some(failure.clone()),
         ));
     }
-    (run, coverage, sources)
+    (run, coverage, sources, failure)
+}
+
+/// How the suite failed beyond its report: timed out, killed, could not start, or exited
+/// non-zero while its report lists no failed test.
+fn suite_failure(
+    done: &Finished,
+    run: &TestRun,
+    sources: &[String],
+    settings: &runner::Settings,
+) -> Option<String> {
+    if let Some(err) = &done.spawn_error {
+        return Some(format!("the suite could not start: {err}"));
+    }
+    if done.timed_out {
+        return Some(format!("the suite {}", done.describe(settings.timeout)));
+    }
+    if let (None, Some(signal)) = (done.exit_code, done.signal) {
+        return Some(format!("the suite was killed by signal {signal}"));
+    }
+    let from_exit_code = sources.last().is_some_and(|s| s == "exit code");
+    match done.exit_code {
+        Some(code) if code != 0 && run.failed == 0 && !from_exit_code => Some(format!(
+            "the suite exited with status {code} but reported no failed test"
+        )),
+        _ => None,
+    }
 }
 
 fn list_files(dir: &Path) -> Vec<PathBuf> {

@@ -122,6 +122,7 @@ mod tests {
                 failed: 0,
                 skipped: 0,
             }),
+            suite_failure: None,
             coverage: CoverageSignal::Measured {
                 ratio: 0.97,
                 format: "lcov".into(),
@@ -242,6 +243,33 @@ mod tests {
             (
                 "zero tests is human",
                 |s| s.tests = counts(0, 0),
+                Tier::Human,
+                Verdict::Escalated,
+            ),
+            (
+                "only skipped tests is human",
+                |s| {
+                    s.tests = Some(TestCounts {
+                        passed: 0,
+                        failed: 0,
+                        skipped: 5,
+                    })
+                },
+                Tier::Human,
+                Verdict::Escalated,
+            ),
+            (
+                "a suite that timed out is human however much passed",
+                |s| s.suite_failure = Some("the suite timed out after 1s".into()),
+                Tier::Human,
+                Verdict::Escalated,
+            ),
+            (
+                "a skill cannot set its bar below the human floor",
+                |s| {
+                    s.tests = counts(1, 9);
+                    s.required_pass_rate = 0.1
+                },
                 Tier::Human,
                 Verdict::Escalated,
             ),
@@ -398,6 +426,7 @@ mod tests {
                 "SKILL.md is valid",
                 "no breaking change",
                 "20 tests ran",
+                "the suite ended normally",
                 "pass rate 1.00 (20/20) ≥ 0.95",
                 "coverage 0.97 ≥ 0.95 (measured, lcov)"
             ]
@@ -418,5 +447,11 @@ mod tests {
             ..Policy::default()
         };
         assert_eq!(decide(&signals, &policy).tier, Tier::Auto);
+        signals.tests = Some(TestCounts {
+            passed: 0,
+            failed: 0,
+            skipped: 5,
+        });
+        assert_eq!(decide(&signals, &policy).tier, Tier::Human, "nothing ran");
     }
 }

@@ -9,6 +9,7 @@ mod lint;
 mod pass_rate;
 mod registry;
 mod risk;
+mod suite_exit;
 mod test_suite;
 
 pub use criterion::{Assessment, Category, Check, Criterion, Demand};

@@ -25,22 +25,23 @@ impl Criterion for PassRate {
         let rate = tests.passed as f64 / total as f64;
         let required = signals.required_pass_rate;
         let counts = format!("{}/{total}", tests.passed);
-        let (demand, reason) = if meets(rate, required) {
-            (
-                Demand::Auto,
-                format!(
-                    "pass rate {} ({counts}) ≥ {}",
-                    fraction(rate),
-                    fraction(required)
-                ),
-            )
-        } else if !meets(rate, policy.human.pass_rate) {
+        // The human floor holds whatever a skill asks of itself.
+        let (demand, reason) = if !meets(rate, policy.human.pass_rate) {
             (
                 Demand::Human,
                 format!(
                     "pass rate {} ({counts}) < {}",
                     fraction(rate),
                     fraction(policy.human.pass_rate)
+                ),
+            )
+        } else if meets(rate, required) {
+            (
+                Demand::Auto,
+                format!(
+                    "pass rate {} ({counts}) ≥ {}",
+                    fraction(rate),
+                    fraction(required)
                 ),
             )
         } else {

@@ -27,11 +27,17 @@ impl Criterion for TestSuite {
                 Demand::Human,
                 format!("test suite could not run: {reason}"),
             ),
-            (SuiteSignal::Ran, Some(tests)) if tests.total() > 0 => Assessment::new(
+            (SuiteSignal::Ran, Some(tests)) if tests.passed + tests.failed > 0 => Assessment::new(
                 required,
-                tests.total(),
+                tests.passed + tests.failed,
                 Demand::Auto,
-                format!("{} tests ran", tests.total()),
+                format!("{} tests ran", tests.passed + tests.failed),
+            ),
+            (SuiteSignal::Ran, Some(tests)) if tests.skipped > 0 => Assessment::new(
+                required,
+                0,
+                Demand::Human,
+                format!("no test ran: all {} were skipped", tests.skipped),
             ),
             (SuiteSignal::Ran, _) => Assessment::new(
                 required,

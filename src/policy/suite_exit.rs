@@ -1,0 +1,34 @@
+//! A suite that timed out, was killed, or failed without saying which test failed leaves a report
+//! that cannot be trusted, however many passes it lists: a maintainer looks.
+
+use super::Policy;
+use super::criterion::{Assessment, Criterion, Demand};
+use crate::signals::{Signals, SuiteSignal};
+
+pub struct SuiteExit;
+
+impl Criterion for SuiteExit {
+    fn key(&self) -> &'static str {
+        "suite_exit"
+    }
+
+    fn evaluate(&self, signals: &Signals, _policy: &Policy) -> Option<Assessment> {
+        if signals.suite != SuiteSignal::Ran {
+            return None;
+        }
+        Some(match &signals.suite_failure {
+            None => Assessment::new(
+                "ended normally",
+                "ended normally",
+                Demand::Auto,
+                "the suite ended normally".to_owned(),
+            ),
+            Some(failure) => Assessment::new(
+                "ended normally",
+                failure.as_str(),
+                Demand::Human,
+                failure.clone(),
+            ),
+        })
+    }
+}
