@@ -608,3 +608,23 @@ fn an_unwritable_out_path_fails_before_any_suite_runs() {
     );
     assert!(!repo.db().exists(), "nothing was recorded");
 }
+
+#[test]
+fn a_skill_md_that_is_not_utf8_is_a_finding_at_its_line() {
+    let repo = Repo::plain();
+    std::fs::create_dir_all(repo.path().join(".claude/skills/latin")).expect("mkdir");
+    std::fs::write(
+        repo.path().join(".claude/skills/latin/SKILL.md"),
+        b"---\nname: latin\ndescription: caf\xe9\n---\n",
+    )
+    .expect("write");
+    let (code, doc) = run_json(&repo, &["check", "--all"]);
+    assert_eq!(code, 4);
+    let finding = &doc["skills"][0]["lint"][0];
+    assert_eq!(finding["rule"], "skill-file-unreadable");
+    assert_eq!(finding["line"], 3);
+    assert_eq!(
+        finding["message"],
+        "SKILL.md is not UTF-8: invalid byte at column 17"
+    );
+}

@@ -401,12 +401,12 @@ fn prepare(
     let skill_path = dir.join(&skill.skill_file);
     let (meta, mut lint) = match read_skill_file(repo, &skill_path) {
         Ok(text) => skill::read_meta(&text, &file, skill.dir_name()),
-        Err(message) => (
+        Err((line, message)) => (
             SkillMeta::default(),
             vec![Finding::error(
                 "skill-file-unreadable",
                 &file,
-                None,
+                line,
                 message,
             )],
         ),
@@ -436,13 +436,23 @@ fn prepare(
     })
 }
 
-fn read_skill_file(repo: &Path, path: &Path) -> Result<String, String> {
+/// The text of a `SKILL.md`, or the line (when one applies) and reason it cannot be used.
+fn read_skill_file(repo: &Path, path: &Path) -> Result<String, (Option<usize>, String)> {
     let bytes = crate::untrusted::read_file(repo, path, skill::MAX_SKILL_FILE_BYTES)
-        .map_err(|reason| format!("cannot use this SKILL.md: {reason}"))?;
+        .map_err(|reason| (None, format!("cannot use this SKILL.md: {reason}")))?;
     String::from_utf8(bytes).map_err(|err| {
-        format!(
-            "SKILL.md is not UTF-8 (invalid byte at offset {})",
-            err.utf8_error().valid_up_to()
+        let valid = err.utf8_error().valid_up_to();
+        let bytes = err.as_bytes();
+        let line = bytes[..valid].iter().filter(|&&b| b == b'\n').count() + 1;
+        let column = valid
+            - bytes[..valid]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1)
+            + 1;
+        (
+            Some(line),
+            format!("SKILL.md is not UTF-8: invalid byte at column {column}"),
         )
     })
 }
