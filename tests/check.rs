@@ -245,12 +245,9 @@ fn a_hanging_suite_times_out_and_its_children_die() {
         .as_array()
         .expect("failed tests");
     assert!(failed.iter().any(|t| t["kind"] == "timeout"), "{failed:?}");
-    let pid =
-        std::fs::read_to_string(repo.path().join(".claude/skills/hang/child.pid")).expect("pid");
-    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
     assert!(
-        stat.is_empty() || stat.rsplit(") ").next().is_some_and(|s| s.starts_with('Z')),
-        "the suite's background child survived: {stat}"
+        common::process_gone(&repo.path().join(".claude/skills/hang/child.pid")),
+        "the suite's background child survived"
     );
 }
 
@@ -449,11 +446,9 @@ fn stopping_the_gate_stops_its_suites() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("interrupted by SIGTERM"), "{stderr}");
-    let pid = std::fs::read_to_string(&pidfile).expect("pid");
-    let stat = std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())).unwrap_or_default();
     assert!(
-        stat.is_empty() || stat.rsplit(") ").next().is_some_and(|s| s.starts_with('Z')),
-        "the suite's child survived the gate: {stat}"
+        common::process_gone(&pidfile),
+        "the suite's child survived the gate"
     );
     assert!(
         !repo.db().exists() || {
@@ -532,15 +527,7 @@ fn hostile_files_in_a_skill_are_refused_not_read() {
     let (code, doc) = run_json(&repo, &["check", "--all"]);
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
     assert_eq!(code, 4, "the escaping SKILL.md needs correction");
-    let by_name = |name: &str| {
-        doc["skills"]
-            .as_array()
-            .expect("skills")
-            .iter()
-            .find(|s| s["name"] == name)
-            .unwrap_or_else(|| panic!("{name}: {doc}"))
-            .clone()
-    };
+    let by_name = |name: &str| common::skill(&doc, name).clone();
     assert_eq!(
         by_name("fifo")["tests"]["pass_count"],
         1,

@@ -54,15 +54,7 @@ fn the_examples_give_auto_escalate_and_human_for_honest_reasons() {
         want.map(|(a, b)| (a.to_owned(), b.to_owned())).to_vec()
     );
 
-    let skill = |name: &str| {
-        doc["skills"]
-            .as_array()
-            .expect("skills")
-            .iter()
-            .find(|s| s["name"] == name)
-            .unwrap_or_else(|| panic!("{name}"))
-            .clone()
-    };
+    let skill = |name: &str| common::skill(&doc, name).clone();
     let slugify = skill("slugify-title");
     assert_eq!(slugify["tests"]["pass_count"], 14);
     assert_eq!(slugify["tests"]["fail_count"], 0);

@@ -196,13 +196,7 @@ fn parse_da(value: &str) -> Option<(u32, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    fn fixture(rel: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/reports")
-            .join(rel)
-    }
+    use crate::results::detect::fixture;
 
     fn read_str(text: &str) -> Result<Option<Coverage>, ReadError> {
         let dir = tempfile::tempdir().expect("tempdir");

@@ -302,16 +302,17 @@ fn read_line_capped<R: BufRead>(reader: &mut R, out: &mut Vec<u8>, cap: usize) -
     }
 }
 
+/// A committed report fixture, for the readers' tests.
+#[cfg(test)]
+pub(crate) fn fixture(rel: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/reports")
+        .join(rel)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::PathBuf;
-
-    fn fixture(rel: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/reports")
-            .join(rel)
-    }
 
     #[test]
     fn strips_colour_cursor_and_hyperlink_sequences() {

@@ -532,9 +532,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn fixture(rel: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/reports/junit")
-            .join(rel)
+        crate::results::detect::fixture(&format!("junit/{rel}"))
     }
 
     fn read(rel: &str) -> TestRun {

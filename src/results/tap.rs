@@ -730,9 +730,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn fixture(rel: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/reports/tap")
-            .join(rel)
+        crate::results::detect::fixture(&format!("tap/{rel}"))
     }
 
     fn read(rel: &str) -> TestRun {

@@ -160,3 +160,23 @@ pub fn verdicts(doc: &serde_json::Value) -> Vec<(String, String, String, String)
         })
         .collect()
 }
+
+/// The skill named `name` in a results document.
+pub fn skill<'d>(doc: &'d serde_json::Value, name: &str) -> &'d serde_json::Value {
+    doc["skills"]
+        .as_array()
+        .expect("skills")
+        .iter()
+        .find(|s| s["name"] == name)
+        .unwrap_or_else(|| panic!("no skill {name} in {doc}"))
+}
+
+/// Whether the process whose pid a suite wrote to `pidfile` is gone (a zombie nobody reaped
+/// counts as gone: it runs nothing).
+pub fn process_gone(pidfile: &Path) -> bool {
+    let pid = std::fs::read_to_string(pidfile).expect("the suite wrote a pid");
+    match std::fs::read_to_string(format!("/proc/{}/stat", pid.trim())) {
+        Ok(stat) => stat.rsplit(") ").next().is_some_and(|s| s.starts_with('Z')),
+        Err(_) => true,
+    }
+}
