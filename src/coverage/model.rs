@@ -4,15 +4,30 @@ use serde::{Deserialize, Serialize};
 
 /// The format a coverage report was read from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum CoverageFormat {
     Lcov,
+    /// Cobertura XML (coverage.py `xml`, istanbul `cobertura`, gcovr, …).
+    Cobertura,
+    /// istanbul/nyc/jest `coverage-summary.json`.
+    Istanbul,
+    /// coverage.py `json`.
+    CoveragePy,
+    /// Go's `-coverprofile`.
+    GoCover,
+    /// JaCoCo XML.
+    Jacoco,
 }
 
 impl CoverageFormat {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Lcov => "lcov",
+            Self::Cobertura => "cobertura",
+            Self::Istanbul => "istanbul",
+            Self::CoveragePy => "coverage-py",
+            Self::GoCover => "go-cover",
+            Self::Jacoco => "jacoco",
         }
     }
 }

@@ -7,8 +7,9 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
 use super::error::ReadError;
-use super::model::TestRun;
-use super::{junit, summary, tap};
+use super::junit;
+use super::line_reader::{self, Detector};
+use super::model::{ReportFormat, TestRun};
 
 /// How much of a file is looked at to decide what it is.
 pub(crate) const SNIFF_BYTES: usize = 8 * 1024;
@@ -30,9 +31,10 @@ const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 enum Sniffed {
     /// Starts like a JUnit XML document; the root element decides.
     Xml,
-    /// Has a line that TAP starts with; the full read decides.
-    Tap,
-    Other,
+    /// Text: every line format gets to read it.
+    Text,
+    /// Binary (holds NUL bytes): not a report.
+    Binary,
 }
 
 /// Read one report file, detecting its format by content.
@@ -43,47 +45,70 @@ pub fn read_report_file(path: &Path) -> Result<Option<TestRun>, ReadError> {
     let head = read_head(path).map_err(|e| ReadError::io(WHAT_REPORT, path, e))?;
     match sniff(&head) {
         Sniffed::Xml => junit::read_file(path),
-        Sniffed::Tap => tap::read_file(path),
-        Sniffed::Other => Ok(None),
+        Sniffed::Text => read_lines(path, WHAT_REPORT, Detector::new()),
+        Sniffed::Binary => Ok(None),
     }
 }
 
-/// Read a suite's captured stdout and stderr (both, stdout first), line by line: a TAP stream
-/// if there is one, else the last plain closing line `N passed, N failed`.
-///
-/// Each file is its own TAP stream (a producer's stderr is not a continuation of its stdout);
-/// when both hold TAP the two runs are merged. The plain line is looked for across both, and
-/// the last one wins. A file that does not exist counts as empty: runners skip writing an
-/// empty capture. `Ok(None)` when neither holds results.
+/// Read one report file as `format`, whatever it looks like (`skillgate parse --format`).
+/// `Ok(None)` when the file does not hold that format.
+pub fn read_report_as(path: &Path, format: ReportFormat) -> Result<Option<TestRun>, ReadError> {
+    if format == ReportFormat::Junit {
+        return junit::read_file(path);
+    }
+    match line_reader::reader_for(format) {
+        Some(reader) => read_lines(path, WHAT_REPORT, Detector::only(reader)),
+        None => Ok(None),
+    }
+}
+
+/// Feed every line of a file to a detector.
+fn read_lines(
+    path: &Path,
+    what: &'static str,
+    mut detector: Detector,
+) -> Result<Option<TestRun>, ReadError> {
+    let file = match File::open(path) {
+        Ok(file) => file,
+        Err(e) if what == WHAT_OUTPUT && e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(ReadError::io(what, path, e)),
+    };
+    let mut lines = Lines::new(BufReader::new(file));
+    while let Some(line) = lines
+        .next_line()
+        .map_err(|e| ReadError::io(what, path, e))?
+    {
+        detector.feed(&terminal_text(line));
+    }
+    Ok(detector.finish())
+}
+
+/// Read a suite's captured stdout and stderr (stdout first), each line by line through every
+/// line format. The most specific format found in either stream wins; when both streams hold
+/// it, their runs are merged (a plain closing line is a total, so the later one wins instead).
+/// A file that does not exist counts as empty: runners skip writing an empty capture.
+/// `Ok(None)` when neither holds results.
 pub fn read_output(stdout: &Path, stderr: &Path) -> Result<Option<TestRun>, ReadError> {
-    let mut tap_run: Option<TestRun> = None;
-    let mut summary_run: Option<TestRun> = None;
+    let mut found: Vec<TestRun> = Vec::new();
     for path in [stdout, stderr] {
-        let file = match File::open(path) {
-            Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(ReadError::io(WHAT_OUTPUT, path, e)),
-        };
-        let mut tap = tap::TapParser::new();
-        let mut lines = Lines::new(BufReader::new(file));
-        while let Some(line) = lines
-            .next_line()
-            .map_err(|e| ReadError::io(WHAT_OUTPUT, path, e))?
-        {
-            let text = terminal_text(line);
-            tap.feed(&text);
-            if let Some(run) = summary::parse_line(&text) {
-                summary_run = Some(run);
-            }
-        }
-        if let Some(run) = tap.finish() {
-            match &mut tap_run {
-                Some(first) => first.merge(run),
-                None => tap_run = Some(run),
-            }
+        if let Some(run) = read_lines(path, WHAT_OUTPUT, Detector::new())? {
+            found.push(run);
         }
     }
-    Ok(tap_run.or(summary_run))
+    let Some(best) = found.iter().map(|r| line_reader::rank(r.format)).min() else {
+        return Ok(None);
+    };
+    let mut chosen = found
+        .into_iter()
+        .filter(|r| line_reader::rank(r.format) == best);
+    let mut run = chosen.next();
+    for later in chosen {
+        match &mut run {
+            Some(first) if first.format != ReportFormat::Summary => first.merge(later),
+            _ => run = Some(later),
+        }
+    }
+    Ok(run)
 }
 
 fn read_head(path: &Path) -> io::Result<Vec<u8>> {
@@ -98,19 +123,12 @@ fn sniff(head: &[u8]) -> Sniffed {
     let head = strip_bom(head);
     // Text reports hold no NUL; images, archives and databases nearly always do.
     if head.contains(&0) {
-        return Sniffed::Other;
+        return Sniffed::Binary;
     }
     if looks_like_junit(head) {
         return Sniffed::Xml;
     }
-    let text = String::from_utf8_lossy(head);
-    if text
-        .lines()
-        .any(|line| tap::starts_tap(&terminal_text(line)))
-    {
-        return Sniffed::Tap;
-    }
-    Sniffed::Other
+    Sniffed::Text
 }
 
 /// The first non-whitespace content is an XML declaration, a comment, or a
@@ -365,11 +383,10 @@ mod tests {
         assert_eq!(sniff(b"<testsuites>"), Sniffed::Xml);
         assert_eq!(sniff(b"<!-- by a tool -->\n<testsuites>"), Sniffed::Xml);
         assert_eq!(sniff(b"<testsuite name=\"x\">"), Sniffed::Xml);
-        assert_eq!(sniff(b"<testsuiteX>"), Sniffed::Other);
-        assert_eq!(sniff(b"noise\nTAP version 14\n"), Sniffed::Tap);
-        assert_eq!(sniff(b"TN:\nSF:a.js\nDA:1,1\n"), Sniffed::Other);
-        assert_eq!(sniff(b"\x89PNG\r\n\x1a\n\0\0"), Sniffed::Other);
-        assert_eq!(sniff(b""), Sniffed::Other);
+        assert_eq!(sniff(b"<testsuiteX>"), Sniffed::Text);
+        assert_eq!(sniff(b"noise\nTAP version 14\n"), Sniffed::Text);
+        assert_eq!(sniff(b"\x89PNG\r\n\x1a\n\0\0"), Sniffed::Binary);
+        assert_eq!(sniff(b""), Sniffed::Text);
     }
 
     #[test]
@@ -382,10 +399,15 @@ mod tests {
             .expect("read")
             .expect("a report");
         assert_eq!(tap.framework, "tap");
+        // A text file is read by every line format: a suite that saves its output in the
+        // report directory has it read from there.
+        let summary = read_report_file(&fixture("summary/stdout.txt"))
+            .expect("read")
+            .expect("a closing line");
+        assert_eq!((summary.passed, summary.failed, summary.skipped), (3, 1, 2));
         for not_a_report in [
             "lcov/node.info",
             "junit/pytest.stdout.txt",
-            "summary/stdout.txt",
             "tap/generate.sh",
         ] {
             assert_eq!(

@@ -5,11 +5,12 @@ pub(crate) mod detect;
 mod error;
 mod exit_code;
 mod junit;
+mod line_reader;
 mod model;
 mod summary;
 mod tap;
 
-pub use detect::{read_output, read_report_file, strip_ansi};
+pub use detect::{read_output, read_report_as, read_report_file, strip_ansi};
 pub use error::ReadError;
 pub use exit_code::{EXIT_STATUS_CASE, from_exit_code};
 pub use model::{

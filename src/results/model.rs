@@ -9,11 +9,30 @@ pub const MAX_KEPT_FAILURES: usize = 200;
 pub const MAX_MESSAGE_BYTES: usize = 4096;
 
 /// The format a report was read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ReportFormat {
+    /// JUnit XML in its dialects (Surefire, pytest, jest-junit, go-junit-report, nextest, …).
     Junit,
+    /// Jest's `--json` document.
+    Jest,
+    /// Mocha's `json` reporter document.
+    Mocha,
+    /// TAP 12, 13 and 14.
     Tap,
+    /// pytest's terminal output.
+    Pytest,
+    /// Python unittest's output.
+    Unittest,
+    /// `go test -json` events or `go test -v` text.
+    #[serde(rename = "gotest")]
+    GoTest,
+    /// cargo/libtest text or JSON.
+    Libtest,
+    /// node:test's spec reporter.
+    NodeSpec,
+    /// The shell formats skill repositories print (`Passed: N`, `✓`/`✗`, `[PASS]`, …).
+    Adhoc,
     /// The plain closing line `N passed, N failed[, N skipped]`.
     Summary,
     /// No report could be read: the suite's exit code stands for one synthetic case.
@@ -24,7 +43,15 @@ impl ReportFormat {
     pub fn as_str(self) -> &'static str {
         match self {
             Self::Junit => "junit",
+            Self::Jest => "jest",
+            Self::Mocha => "mocha",
             Self::Tap => "tap",
+            Self::Pytest => "pytest",
+            Self::Unittest => "unittest",
+            Self::GoTest => "gotest",
+            Self::Libtest => "libtest",
+            Self::NodeSpec => "node-spec",
+            Self::Adhoc => "adhoc",
             Self::Summary => "summary",
             Self::ExitCode => "exit-code",
         }

@@ -1,7 +1,26 @@
 //! The plain closing line any language can print: `N passed, N failed[, N skipped]`, optionally
 //! after one word with a colon. Only the whole line counts; words elsewhere are never counted.
 
+use super::line_reader::LineReader;
 use super::model::{ReportFormat, TestRun};
+
+/// The last closing line of a stream wins: a runner may print partial tallies before it.
+#[derive(Default)]
+pub(crate) struct SummaryReader {
+    last: Option<TestRun>,
+}
+
+impl LineReader for SummaryReader {
+    fn feed(&mut self, line: &str) {
+        if let Some(run) = parse_line(line) {
+            self.last = Some(run);
+        }
+    }
+
+    fn finish(self: Box<Self>) -> Option<TestRun> {
+        self.last
+    }
+}
 
 /// Read one (ANSI-stripped) line: the counts when it is exactly a closing line, else `None`.
 ///

@@ -1,12 +1,8 @@
 //! TAP 12, 13 and 14 (plan, SKIP/TODO, `Bail out!`, YAML diagnostics, indented subtests), read
 //! line by line from a report file or from a suite's captured output among other noise.
 
-use std::fs::File;
-use std::io::BufReader;
-use std::path::Path;
-
-use super::detect::{Lines, MAX_NAME_BYTES, WHAT_REPORT, terminal_text};
-use super::error::ReadError;
+use super::detect::MAX_NAME_BYTES;
+use super::line_reader::LineReader;
 use super::model::{
     MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase, TestRun,
     classify_failure, truncate_utf8,
@@ -18,26 +14,6 @@ const INDENT: usize = 4;
 const MAX_DEPTH: usize = 32;
 /// A kept failure's YAML block is read up to this many bytes.
 const MAX_YAML_BYTES: usize = 64 * 1024;
-
-/// Read a TAP file. `Ok(None)` when it does not hold a TAP stream after all.
-pub(crate) fn read_file(path: &Path) -> Result<Option<TestRun>, ReadError> {
-    let file = File::open(path).map_err(|e| ReadError::io(WHAT_REPORT, path, e))?;
-    let mut lines = Lines::new(BufReader::new(file));
-    let mut parser = TapParser::new();
-    while let Some(line) = lines
-        .next_line()
-        .map_err(|e| ReadError::io(WHAT_REPORT, path, e))?
-    {
-        parser.feed(&terminal_text(line));
-    }
-    Ok(parser.finish())
-}
-
-/// A line only TAP starts or is made of; used to decide whether a file is worth a full read.
-pub(crate) fn starts_tap(line: &str) -> bool {
-    let line = line.trim();
-    line.starts_with("TAP version ") || parse_plan(line).is_some() || parse_point(line).is_some()
-}
 
 /// A TAP stream read line by line. Lines that are not TAP (other output) are ignored.
 ///
@@ -106,6 +82,16 @@ struct YamlBlock {
     lines: Vec<String>,
     bytes: usize,
     keep: bool,
+}
+
+impl LineReader for TapParser {
+    fn feed(&mut self, line: &str) {
+        TapParser::feed(self, line);
+    }
+
+    fn finish(self: Box<Self>) -> Option<TestRun> {
+        TapParser::finish(*self)
+    }
 }
 
 impl TapParser {
@@ -734,7 +720,7 @@ mod tests {
     }
 
     fn read(rel: &str) -> TestRun {
-        read_file(&fixture(rel))
+        crate::results::read_report_as(&fixture(rel), ReportFormat::Tap)
             .expect("read")
             .expect("a TAP stream")
     }
@@ -981,8 +967,7 @@ mod tests {
             (p.ok, p.number, p.directive),
             (false, Some(12), Some(Directive::Skip))
         );
-        assert!(starts_tap("TAP version 13"));
-        assert!(starts_tap("  1..4"));
-        assert!(!starts_tap("1..4 tests"));
+        assert!(parse_plan("1..4").is_some());
+        assert!(parse_plan("1..4 tests").is_none());
     }
 }
