@@ -20,6 +20,62 @@ pub struct Cli {
 pub enum Command {
     /// Gate the skills that changed (or all of them): run their suites, decide, record, report.
     Check(CheckArgs),
+    /// Read test reports (and coverage) and print what the gate reads from them, as JSON in the
+    /// seed's test-results schema: the way to see why a suite was counted as it was.
+    Parse(ParseArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ParseArgs {
+    /// Test reports or captured output; several are read as one run.
+    #[arg(value_name = "FILE", required_unless_present = "coverage")]
+    pub files: Vec<PathBuf>,
+
+    /// Read the reports as this format instead of detecting it from their content.
+    #[arg(long, value_enum, default_value_t = ReportFormatArg::Auto)]
+    pub format: ReportFormatArg,
+
+    /// A coverage report (lcov, Cobertura, istanbul, coverage.py, Go, JaCoCo) to read as well.
+    #[arg(long, value_name = "FILE")]
+    pub coverage: Vec<PathBuf>,
+}
+
+/// `--format` of `parse`: a report format, or `auto` to detect it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormatArg {
+    Auto,
+    Junit,
+    Jest,
+    Mocha,
+    Tap,
+    Pytest,
+    Unittest,
+    Gotest,
+    Libtest,
+    NodeSpec,
+    Adhoc,
+    Summary,
+}
+
+impl ReportFormatArg {
+    /// The forced format; `None` for `auto`.
+    pub fn forced(self) -> Option<crate::results::ReportFormat> {
+        use crate::results::ReportFormat as F;
+        Some(match self {
+            Self::Auto => return None,
+            Self::Junit => F::Junit,
+            Self::Jest => F::Jest,
+            Self::Mocha => F::Mocha,
+            Self::Tap => F::Tap,
+            Self::Pytest => F::Pytest,
+            Self::Unittest => F::Unittest,
+            Self::Gotest => F::GoTest,
+            Self::Libtest => F::Libtest,
+            Self::NodeSpec => F::NodeSpec,
+            Self::Adhoc => F::Adhoc,
+            Self::Summary => F::Summary,
+        })
+    }
 }
 
 #[derive(Debug, Args)]

@@ -18,6 +18,10 @@ pub enum Error {
     #[error(transparent)]
     Runner(#[from] crate::runner::RunnerError),
 
+    /// A report or coverage file is in a known format but broken (names the file and line).
+    #[error(transparent)]
+    Read(#[from] crate::results::ReadError),
+
     /// The command line names something that does not exist or cannot be used.
     #[error("{message}")]
     Usage {

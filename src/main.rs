@@ -11,6 +11,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Check(args) => commands::check::run(&args),
+        Command::Parse(args) => commands::parse::run(&args),
     };
     match result {
         Ok(outcome) => {

@@ -1,0 +1,103 @@
+//! `skillgate parse`: read reports the way `check` does and print what was read, in the seed's
+//! test-results schema.
+
+use std::path::Path;
+use std::time::SystemTime;
+
+use serde::Serialize;
+
+use super::check::Outcome;
+use crate::cli::ParseArgs;
+use crate::coverage::{self, Coverage};
+use crate::error::Error;
+use crate::exit_codes;
+use crate::gate::TestResults;
+use crate::results::{self, TestRun};
+
+/// What `parse` prints.
+#[derive(Debug, Serialize)]
+struct Parsed {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tests: Option<TestResults>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    coverage: Option<CoverageFigures>,
+}
+
+#[derive(Debug, Serialize)]
+struct CoverageFigures {
+    ratio: Option<f64>,
+    format: &'static str,
+    lines_covered: u64,
+    lines_total: u64,
+}
+
+pub fn run(args: &ParseArgs) -> Result<Outcome, Error> {
+    let mut run: Option<TestRun> = None;
+    for file in &args.files {
+        let found = read_report(file, args)?;
+        match &mut run {
+            Some(run) => run.merge(found),
+            None => run = Some(found),
+        }
+    }
+    let mut coverage: Option<Coverage> = None;
+    for file in &args.coverage {
+        let found = coverage::read_coverage_file(file)
+            .map_err(Error::Read)?
+            .ok_or_else(|| {
+                Error::usage(
+                    format!("{} is not a coverage report skillgate can read", file.display()),
+                    Some("coverage is read from lcov, Cobertura XML, istanbul JSON, coverage.py JSON, Go coverprofiles and JaCoCo XML"),
+                )
+            })?;
+        coverage = Some(match coverage.take() {
+            Some(mut so_far) => {
+                so_far.lines_covered += found.lines_covered;
+                so_far.lines_total += found.lines_total;
+                so_far
+            }
+            None => found,
+        });
+    }
+    let timestamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
+    let ratio = coverage.as_ref().and_then(Coverage::ratio);
+    let parsed = Parsed {
+        tests: run.map(|run| TestResults::from_run(&run, 0, &timestamp, ratio, None)),
+        coverage: coverage.map(|c| CoverageFigures {
+            ratio: c.ratio(),
+            format: c.format.as_str(),
+            lines_covered: c.lines_covered,
+            lines_total: c.lines_total,
+        }),
+    };
+    let mut stdout = serde_json::to_string_pretty(&parsed).unwrap_or_default();
+    stdout.push('\n');
+    Ok(Outcome {
+        stdout,
+        warnings: Vec::new(),
+        exit_code: exit_codes::OK,
+    })
+}
+
+fn read_report(file: &Path, args: &ParseArgs) -> Result<TestRun, Error> {
+    if !file.is_file() {
+        return Err(Error::usage(
+            format!("{} is not a file", file.display()),
+            None,
+        ));
+    }
+    let read = match args.format.forced() {
+        Some(format) => results::read_report_as(file, format),
+        None => results::read_report_file(file),
+    };
+    read.map_err(Error::Read)?.ok_or_else(|| {
+        let how = match args.format.forced() {
+            Some(format) => format!("as {}", format.as_str()),
+            None => "in any format skillgate knows".to_owned(),
+        };
+        Error::usage(
+            format!("no test results found in {} {how}", file.display()),
+            Some("pass --format to read it as one format; see the README's list of formats"),
+        )
+    })
+}

@@ -1,0 +1,97 @@
+//! `skillgate parse`: what the gate reads from a report, printed in the seed's schema.
+
+mod common;
+
+use common::{run, skillgate};
+
+fn fixture(rel: &str) -> String {
+    format!(
+        "{}/tests/fixtures/reports/{rel}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn parse(args: &[&str]) -> (i32, serde_json::Value, String) {
+    let mut cmd = skillgate();
+    cmd.arg("parse").args(args);
+    let (code, stdout, stderr) = run(cmd);
+    let doc = serde_json::from_str(&stdout).unwrap_or(serde_json::Value::Null);
+    (code, doc, stderr)
+}
+
+#[test]
+fn a_report_prints_the_seed_schema() {
+    let (code, doc, stderr) = parse(&[&fixture("junit/pytest-xunit2.xml")]);
+    assert_eq!(code, 0, "{stderr}");
+    let tests = &doc["tests"];
+    for key in [
+        "framework",
+        "pass_count",
+        "fail_count",
+        "skip_count",
+        "total_count",
+        "pass_rate",
+        "duration_ms",
+        "timestamp",
+        "failed_tests",
+    ] {
+        assert!(tests.get(key).is_some(), "{key} missing: {tests}");
+    }
+    // pytest's own summary: 4 failed, 2 passed, 1 skipped, 1 xfailed, 1 error.
+    assert_eq!(tests["pass_count"], 2);
+    assert_eq!(tests["fail_count"], 5);
+    assert_eq!(tests["skip_count"], 2);
+    assert_eq!(tests["total_count"], 9);
+    assert_eq!(tests["failed_tests"][0]["name"], "test_fails_assertion");
+    assert_eq!(tests["failed_tests"][0]["kind"], "assertion");
+}
+
+#[test]
+fn several_files_are_one_run_and_coverage_is_added() {
+    let (code, doc, stderr) = parse(&[
+        &fixture("tap/node.tap"),
+        &fixture("summary/stdout.txt"),
+        "--coverage",
+        &fixture("lcov/node.info"),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    // node.tap: 4 passed, 3 failed, 2 skipped; the closing line: 3 passed, 1 failed, 2 skipped.
+    assert_eq!(doc["tests"]["pass_count"], 7);
+    assert_eq!(doc["tests"]["fail_count"], 4);
+    assert_eq!(doc["tests"]["skip_count"], 4);
+    assert_eq!(doc["coverage"]["lines_covered"], 65);
+    assert_eq!(doc["coverage"]["lines_total"], 66);
+    assert_eq!(doc["tests"]["coverage"], "98.5%");
+}
+
+#[test]
+fn format_forces_one_reader() {
+    let (code, doc, _) = parse(&["--format", "summary", &fixture("tap/node.tap")]);
+    assert_eq!(code, 2, "node's TAP has no plain closing line: {doc}");
+    let (code, doc, stderr) = parse(&["--format", "tap", &fixture("tap/node.tap")]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(doc["tests"]["framework"], "tap");
+}
+
+#[test]
+fn what_is_not_a_report_and_what_is_broken_say_so() {
+    let (code, _, stderr) = parse(&[&fixture("lcov/node.info")]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no test results found in"), "{stderr}");
+    assert!(stderr.contains("help: pass --format"), "{stderr}");
+
+    let (code, _, stderr) = parse(&[&fixture("junit/truncated.xml")]);
+    assert_eq!(code, 1);
+    assert!(stderr.contains("truncated.xml: line 15:"), "{stderr}");
+
+    let (code, _, stderr) = parse(&["--coverage", &fixture("tap/node.tap")]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("is not a coverage report"), "{stderr}");
+
+    let (code, _, stderr) = parse(&["/no/such/file.xml"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("/no/such/file.xml is not a file"),
+        "{stderr}"
+    );
+}
