@@ -140,6 +140,9 @@ pub struct TestResults {
     /// Change from the previous recorded coverage, in percentage points.
     pub coverage_delta: Option<f64>,
     pub failed_tests: Vec<FailedTest>,
+    /// Extra: tests that failed and then passed on a rerun (counted as passed).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flaky_tests: Vec<String>,
     /// Extra: the report format the counts were read from.
     pub format: String,
 }
@@ -192,6 +195,7 @@ impl TestResults {
                     kind: case.kind,
                 })
                 .collect(),
+            flaky_tests: run.flaky.clone(),
             format: run.format.as_str().to_owned(),
         }
     }

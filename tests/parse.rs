@@ -95,3 +95,26 @@ fn what_is_not_a_report_and_what_is_broken_say_so() {
         "{stderr}"
     );
 }
+
+#[test]
+fn flaky_tests_are_listed_and_counted_as_passed() {
+    let (code, doc, stderr) = parse(&[&fixture("junit/nextest.xml")]);
+    assert_eq!(code, 0, "{stderr}");
+    // nextest's own summary: 4 passed (1 flaky), 1 failed (it leaves ignored tests out).
+    assert_eq!(doc["tests"]["pass_count"], 4);
+    assert_eq!(doc["tests"]["fail_count"], 1);
+    assert_eq!(
+        doc["tests"]["flaky_tests"],
+        serde_json::json!(["tests::flaky_on_first_run"])
+    );
+}
+
+#[test]
+fn adhoc_shell_tallies_are_read() {
+    let (code, doc, stderr) = parse(&[&fixture("adhoc/counters.stdout")]);
+    assert_eq!(code, 0, "{stderr}");
+    // counters.expected, written by the harness itself: 6 passed, 2 failed.
+    assert_eq!(doc["tests"]["framework"], "adhoc");
+    assert_eq!(doc["tests"]["pass_count"], 6);
+    assert_eq!(doc["tests"]["fail_count"], 2);
+}

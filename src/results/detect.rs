@@ -104,7 +104,7 @@ pub fn read_output(stdout: &Path, stderr: &Path) -> Result<Option<TestRun>, Read
     let mut run = chosen.next();
     for later in chosen {
         match &mut run {
-            Some(first) if first.format != ReportFormat::Summary => first.merge(later),
+            Some(first) if line_reader::merges(first.format) => first.merge(later),
             _ => run = Some(later),
         }
     }

@@ -1,5 +1,5 @@
-//! JUnit XML (Surefire, pytest, node:test, …), streamed with quick-xml so that memory follows
-//! the failures kept, not the size of the file. No DTD is processed and no entity expanded.
+//! JUnit XML in its dialects (Surefire, pytest, jest-junit, mocha, nextest, node:test), streamed
+//! so that memory follows the failures kept, not the file's size. No DTD entity is expanded.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -41,6 +41,24 @@ pub(crate) fn read_file(path: &Path) -> Result<Option<TestRun>, ReadError> {
     }
 }
 
+/// A case read, and what identifies it among its siblings.
+struct Attempt {
+    case: TestCase,
+    /// `None` for an unnamed case, which is never taken for another attempt of anything.
+    identity: Option<Identity>,
+    /// An earlier attempt failed: a `flakyFailure`/`flakyError`, or a sibling written before.
+    failed_before: bool,
+}
+
+/// A case's attributes as written: equal for two attempts of one test.
+#[derive(PartialEq, Eq)]
+struct Identity {
+    classname: Option<String>,
+    name: String,
+    file: Option<String>,
+    line: Option<u32>,
+}
+
 /// Why reading stopped early.
 enum Stop {
     Io(io::Error),
@@ -57,7 +75,12 @@ struct Junit {
     open: Vec<String>,
     suites: Vec<Suite>,
     case: Option<Case>,
+    /// The last case read, held back until the next one shows whether it was an earlier
+    /// attempt of the same test.
+    attempt: Option<Attempt>,
     root_is_testsuites: bool,
+    /// `<testsuites name>`: pytest names it "pytest tests" whatever `junit_suite_name` says.
+    root_name: Option<String>,
     root_time: Option<u64>,
     top_suites_time: Option<u64>,
     cases_time: Option<u64>,
@@ -66,6 +89,8 @@ struct Junit {
 struct Suite {
     depth: usize,
     name: Option<String>,
+    /// mocha-junit-reporter writes the file on the suite, not on its cases.
+    file: Option<String>,
 }
 
 struct Case {
@@ -76,6 +101,8 @@ struct Case {
     line: Option<u32>,
     duration_ms: Option<u64>,
     outcome: Outcome,
+    /// A Surefire/nextest `flakyFailure` or `flakyError`: an earlier attempt failed.
+    flaky: bool,
     /// Whether this case's failure details are kept (there is room among the kept failures).
     keep: bool,
     /// Inside a direct `<failure>`/`<error>` child.
@@ -94,7 +121,9 @@ impl Junit {
             open: Vec::new(),
             suites: Vec::new(),
             case: None,
+            attempt: None,
             root_is_testsuites: false,
+            root_name: None,
             root_time: None,
             top_suites_time: None,
             cases_time: None,
@@ -181,10 +210,14 @@ impl Junit {
         }
         match name.as_str() {
             "testsuites" if depth == 0 => {
+                let attrs = Attrs::read(e);
                 self.root_is_testsuites = true;
-                self.root_time = Attrs::read(e).time;
+                self.root_time = attrs.time;
+                self.root_name = attrs.name;
             }
             "testsuite" if self.case.is_none() => {
+                // Attempts of one test are siblings: a suite boundary ends the run of them.
+                self.commit_attempt();
                 let attrs = Attrs::read(e);
                 if depth == 0 {
                     self.root_time = attrs.time;
@@ -194,6 +227,7 @@ impl Junit {
                 self.suites.push(Suite {
                     depth,
                     name: attrs.name,
+                    file: attrs.file,
                 });
             }
             _ if depth == 0 => return Ok(false),
@@ -208,6 +242,7 @@ impl Junit {
                     line: attrs.line,
                     duration_ms: attrs.time,
                     outcome: Outcome::Passed,
+                    flaky: false,
                     keep: self.run.failures.len() < MAX_KEPT_FAILURES,
                     in_failure: false,
                     failure_attr: None,
@@ -216,9 +251,17 @@ impl Junit {
                     types: String::new(),
                 });
             }
-            // Only direct children of the case decide its outcome. Surefire's `flakyFailure`
-            // and `rerunFailure` are earlier attempts, not outcomes: a test that failed in
-            // the end also has a `failure`, one that passed in the end has none.
+            // Only direct children of the case decide its outcome. Surefire's (and nextest's)
+            // `flakyFailure`/`flakyError` and `rerunFailure`/`rerunError` are earlier attempts,
+            // not outcomes: a test that failed in the end also has a `failure` or `error`, one
+            // that passed in the end has none and is flaky.
+            "flakyFailure" | "flakyError" => {
+                if let Some(case) = &mut self.case
+                    && case.depth + 1 == depth
+                {
+                    case.flaky = true;
+                }
+            }
             "failure" | "error" => {
                 if let Some(case) = &mut self.case
                     && case.depth + 1 == depth
@@ -265,6 +308,7 @@ impl Junit {
             }
         }
         if self.suites.last().is_some_and(|s| s.depth == depth) {
+            self.commit_attempt();
             self.suites.pop();
         }
         depth == 0
@@ -283,15 +327,28 @@ impl Junit {
         let Some(case) = self.case.take() else {
             return;
         };
+        let identity = case.name.clone().map(|name| Identity {
+            classname: case.classname.clone(),
+            name,
+            file: case.file.clone(),
+            line: case.line,
+        });
+        let name = case.name.unwrap_or_else(|| "unnamed test case".to_owned());
+        // jest-junit's classname repeats the test's full name, mocha-junit-reporter's its
+        // title: neither names a class, so the enclosing suite does.
         let suite = case
             .classname
-            .filter(|c| !c.is_empty())
+            .filter(|c| !c.is_empty() && *c != name && !name.ends_with(&format!(" {c}")))
             .or_else(|| self.suites.iter().rev().find_map(|s| s.name.clone()));
+        let file = case
+            .file
+            .or_else(|| self.suites.iter().rev().find_map(|s| s.file.clone()));
         // pytest writes 0-based line numbers (its own report location), everyone else 1-based.
-        let in_pytest = self
-            .suites
-            .iter()
-            .any(|s| s.name.as_deref() == Some("pytest"));
+        let in_pytest = self.root_name.as_deref() == Some("pytest tests")
+            || self
+                .suites
+                .iter()
+                .any(|s| s.name.as_deref() == Some("pytest"));
         let line = case
             .line
             .map(|line| {
@@ -312,19 +369,58 @@ impl Junit {
                 message.as_deref().unwrap_or_default()
             ))
         });
-        self.run.record(TestCase {
-            name: case.name.unwrap_or_else(|| "unnamed test case".to_owned()),
+        let case_read = TestCase {
+            name,
             suite,
-            file: case.file,
+            file,
             line,
             duration_ms: case.duration_ms,
             outcome: case.outcome,
             message,
             kind,
+        };
+        // pytest-rerunfailures writes every attempt as a `<testcase>` of its own, the earlier
+        // ones with no outcome element: such a case followed by a sibling with the same
+        // classname, name, file and line was an attempt that failed, and only the last counts.
+        // A sibling that failed or was skipped is never folded into the next one (Gradle's
+        // retry, or two tests that share a name): a failure is never hidden.
+        let mut failed_before = case.flaky;
+        match self.attempt.take() {
+            Some(earlier)
+                if identity.is_some()
+                    && earlier.identity == identity
+                    && earlier.case.outcome == Outcome::Passed =>
+            {
+                failed_before = true;
+            }
+            Some(other) => self.commit(other),
+            None => {}
+        }
+        self.attempt = Some(Attempt {
+            case: case_read,
+            identity,
+            failed_before,
         });
     }
 
+    fn commit_attempt(&mut self) {
+        if let Some(attempt) = self.attempt.take() {
+            self.commit(attempt);
+        }
+    }
+
+    fn commit(&mut self, attempt: Attempt) {
+        if attempt.failed_before
+            && attempt.case.outcome == Outcome::Passed
+            && self.run.flaky.len() < MAX_KEPT_FAILURES
+        {
+            self.run.flaky.push(attempt.case.name.clone());
+        }
+        self.run.record(attempt.case);
+    }
+
     fn finish(mut self) -> TestRun {
+        self.commit_attempt();
         self.run.duration_ms = self.root_time.or(self.top_suites_time).or(self.cases_time);
         self.run
     }
@@ -421,10 +517,19 @@ impl Attrs {
     }
 }
 
-/// `time` in seconds → milliseconds. Surefire in some locales writes `1,234.5`.
+/// `time` in seconds → milliseconds. Surefire groups thousands with commas (`1,234.5`, its
+/// schema's `SUREFIRE_TIME`); a comma anywhere else (`0,5`) is refused, not guessed at.
 fn parse_seconds(value: &str) -> Option<u64> {
     let value = value.trim();
-    let value: Cow<'_, str> = if value.contains(',') && value.contains('.') {
+    let value: Cow<'_, str> = if value.contains(',') {
+        let whole = value.split('.').next().unwrap_or_default();
+        let mut groups = whole.split(',');
+        let first = groups.next().unwrap_or_default();
+        let grouped = (1..=3).contains(&first.len())
+            && groups.all(|g| g.len() == 3 && g.bytes().all(|b| b.is_ascii_digit()));
+        if !grouped {
+            return None;
+        }
         Cow::Owned(value.replace(',', ""))
     } else {
         Cow::Borrowed(value)
@@ -661,6 +766,268 @@ mod tests {
         assert_eq!(counts(&run), (3, 0, 0));
     }
 
+    fn flaky(run: &TestRun) -> Vec<&str> {
+        run.flaky.iter().map(String::as_str).collect()
+    }
+
+    #[test]
+    fn jest_junit() {
+        // jest's summary (jest.stdout.txt): 2 failed, 1 skipped, 1 todo, 4 passed, 8 total.
+        // jest-junit writes the todo test as a case with no outcome element, so it reads as
+        // passed; and it writes only the last try of a retried test, so nothing is flaky.
+        let run = read("jest.xml");
+        assert_eq!(counts(&run), (5, 2, 1));
+        assert_eq!(
+            names(&run),
+            ["slugify collapses punctuation", "io reads the config"]
+        );
+        assert!(run.flaky.is_empty());
+        // Its classname repeats the name: the suite is the <testsuite>'s name instead.
+        let assertion = &run.failures[0];
+        assert_eq!(assertion.suite.as_deref(), Some("slugify"));
+        assert_eq!(assertion.file.as_deref(), Some("jest-suite.spec.js"));
+        assert_eq!(assertion.line, None);
+        assert_eq!(assertion.kind, Some(FailureKind::Assertion));
+        let message = assertion.message.as_deref().expect("message");
+        assert!(
+            message.starts_with("Error: expect(received).toBe(expected)"),
+            "{message}"
+        );
+        assert!(message.contains("Expected: \"a_b\""), "{message}");
+        assert_eq!(run.failures[1].kind, Some(FailureKind::Dependency));
+        assert_eq!(run.duration_ms, Some(507));
+    }
+
+    #[test]
+    fn mocha_junit_reporter() {
+        // mocha's spec reporter (mocha.spec.txt): 4 passing, 2 pending, 3 failing. The pending
+        // tests are in the XML because of includePending; the failing `before all` hook is a
+        // case of its own.
+        let run = read("mocha.xml");
+        assert_eq!(counts(&run), (4, 3, 2));
+        assert_eq!(
+            names(&run),
+            [
+                "slugify collapses punctuation",
+                "io finishes in time",
+                "database \"before all\" hook for \"reads a row\"",
+            ]
+        );
+        assert!(run.flaky.is_empty());
+        // The classname is the test's title; the suite and the file come from <testsuite>.
+        let first = &run.failures[0];
+        assert_eq!(first.suite.as_deref(), Some("slugify"));
+        assert_eq!(
+            first.file.as_deref(),
+            Some("/tmp/skillgate-fixtures/junit/js-project/mocha-suite.cjs")
+        );
+        assert_eq!(
+            first.message.as_deref().map(|m| m.lines().next()),
+            // XML turns the newlines of an attribute into spaces.
+            Some(Some(
+                "Expected values to be strictly equal:  'a-b' !== 'a_b'"
+            ))
+        );
+        assert_eq!(run.failures[1].suite.as_deref(), Some("io"));
+        assert_eq!(run.failures[1].kind, Some(FailureKind::Timeout));
+        assert_eq!(run.failures[1].duration_ms, Some(49));
+    }
+
+    #[test]
+    fn nextest_with_retries() {
+        // nextest's summary (nextest.stdout.txt): 5 tests run: 4 passed (1 flaky), 1 failed,
+        // 1 skipped. Its JUnit leaves the ignored test out, so 4 / 1 / 0. The test that failed
+        // three times is one failed case (failure + two rerunFailure), not three.
+        let run = read("nextest.xml");
+        assert_eq!(counts(&run), (4, 1, 0));
+        assert_eq!(flaky(&run), ["tests::flaky_on_first_run"]);
+        assert_eq!(names(&run), ["tests::collapses_punctuation"]);
+        let case = &run.failures[0];
+        assert_eq!(case.suite.as_deref(), Some("skill-checks"));
+        // nextest writes neither file nor line.
+        assert_eq!((case.file.as_deref(), case.line), (None, None));
+        let message = case.message.as_deref().expect("message");
+        assert!(
+            message.starts_with("thread 'tests::collapses_punctuation' ("),
+            "{message}"
+        );
+        // The first attempt's failure, not a rerun's; and no captured output.
+        assert!(
+            message.contains("left: \"a-b\"\n right: \"a_b\""),
+            "{message}"
+        );
+        assert!(!message.contains("running 1 test"), "{message}");
+    }
+
+    #[test]
+    fn pytest_legacy_with_logging_properties_and_reruns() {
+        // pytest's summary (pytest-logging.stdout.txt): 2 failed, 2 passed, 1 skipped, 3 rerun.
+        // pytest-rerunfailures writes each attempt as a <testcase> of its own: the attempts of
+        // one test count once, and a test whose last attempt passed is flaky.
+        let run = read("pytest-logging.xml");
+        assert_eq!(counts(&run), (2, 2, 1));
+        assert_eq!(flaky(&run), ["test_flaky_on_first_run"]);
+        assert_eq!(
+            names(&run),
+            ["test_logs_and_fails", "test_always_fails_with_reruns"]
+        );
+        // The suite is named skill_checks, yet the lines are pytest's 0-based ones, made
+        // 1-based: the `def` line, or the decorator's.
+        let found: Vec<_> = run
+            .failures
+            .iter()
+            .map(|c| (c.suite.as_deref(), c.file.as_deref(), c.line))
+            .collect();
+        let suite = Some("logging_suite");
+        let file = Some("logging_suite.py");
+        assert_eq!(found, [(suite, file, Some(22)), (suite, file, Some(42))]);
+        // Captured output and logs are not part of the message.
+        let message = run.failures[0].message.as_deref().expect("message");
+        assert!(
+            message.starts_with("AssertionError: arithmetic is broken\nassert (2 + 2) == 5\n"),
+            "{message}"
+        );
+        assert!(!message.contains("Captured"), "{message}");
+        assert_eq!(run.failures[1].kind, Some(FailureKind::Timeout));
+    }
+
+    #[test]
+    fn surefire_reruns_and_flakes() {
+        // Hand-written after Surefire's schema; Surefire would say: Tests run: 6,
+        // Failures: 1, Errors: 1, Skipped: 1, Flakes: 2.
+        let run = read("surefire-handwritten.xml");
+        assert_eq!(counts(&run), (3, 2, 1));
+        assert_eq!(
+            flaky(&run),
+            ["passesAfterARetry", "connectsAfterTwoRetries"]
+        );
+        assert_eq!(names(&run), ["collapsesPunctuation", "uploadsToTheBucket"]);
+        assert_eq!(run.duration_ms, Some(1_234_500));
+        let failure = &run.failures[0];
+        assert_eq!(
+            failure.suite.as_deref(),
+            Some("com.example.skills.SlugifyTest")
+        );
+        // The final <failure> only: no rerun's stack trace or output.
+        assert_eq!(
+            failure.message.as_deref(),
+            Some(
+                "expected: <a-b> but was: <a_b>\norg.opentest4j.AssertionFailedError: \
+                 expected: <a-b> but was: <a_b>\n\tat com.example.skills.SlugifyTest.\
+                 collapsesPunctuation(SlugifyTest.java:22)"
+            )
+        );
+        let error = &run.failures[1];
+        assert_eq!(error.suite.as_deref(), Some("com.example.skills.UploadIT"));
+        assert_eq!(error.kind, Some(FailureKind::Timeout));
+        assert_eq!(error.duration_ms, Some(30_001));
+    }
+
+    #[test]
+    fn consecutive_attempts_of_one_test_count_once() {
+        let xml = r#"<testsuites>
+          <testsuite name="s">
+            <testcase classname="m" name="retried" file="t.py" line="3"/>
+            <testcase classname="m" name="retried" file="t.py" line="3"/>
+            <testcase classname="m" name="retried" file="t.py" line="3"/>
+            <testcase classname="m" name="rerun then fail"/>
+            <testcase classname="m" name="rerun then fail"><failure message="final"/></testcase>
+            <testcase classname="m" name="gradle"><failure message="first"/></testcase>
+            <testcase classname="m" name="gradle"/>
+            <testcase classname="m" name="never"><failure message="1"/></testcase>
+            <testcase classname="m" name="never"><failure message="2"/></testcase>
+            <testcase classname="m" name="skipped then ran"><skipped/></testcase>
+            <testcase classname="m" name="skipped then ran"/>
+            <testcase classname="other" name="skipped then ran"/>
+            <testcase/>
+            <testcase/>
+            <testcase classname="m" name="split"/>
+          </testsuite>
+          <testsuite name="t">
+            <testcase classname="m" name="split"/>
+          </testsuite>
+        </testsuites>"#;
+        let run = read_str(xml).expect("read").expect("report");
+        // Folded: the three `retried` (flaky), the two `rerun then fail` (one failure).
+        // Counted apart: a failed or skipped case and the next, another classname, unnamed
+        // cases, cases in other suites.
+        assert_eq!(counts(&run), (8, 4, 1));
+        assert_eq!(flaky(&run), ["retried"]);
+        assert_eq!(names(&run), ["rerun then fail", "gradle", "never", "never"]);
+        assert_eq!(run.failures[0].message.as_deref(), Some("final"));
+    }
+
+    #[test]
+    fn flaky_needs_a_direct_child_and_a_pass_in_the_end() {
+        let xml = r#"<testsuite>
+          <testcase name="a"><flakyError message="x"/></testcase>
+          <testcase name="b"><system-out><flakyFailure/></system-out></testcase>
+          <testcase name="c"><flakyFailure/><failure message="still broken"/></testcase>
+          <testcase name="d"><flakyFailure/><skipped message="later disabled"/></testcase>
+        </testsuite>"#;
+        let run = read_str(xml).expect("read").expect("report");
+        assert_eq!(counts(&run), (2, 1, 1));
+        assert_eq!(flaky(&run), ["a"]);
+        assert_eq!(names(&run), ["c"]);
+    }
+
+    #[test]
+    fn flaky_names_are_capped_and_counts_stay_exact() {
+        let mut xml = String::from("<testsuite>");
+        for i in 0..MAX_KEPT_FAILURES + 3 {
+            xml.push_str(&format!(
+                "<testcase name=\"t{i}\"><flakyFailure message=\"m\"/></testcase>"
+            ));
+        }
+        xml.push_str("</testsuite>");
+        let run = read_str(&xml).expect("read").expect("report");
+        assert_eq!(run.passed, (MAX_KEPT_FAILURES + 3) as u64);
+        assert_eq!(run.flaky.len(), MAX_KEPT_FAILURES);
+        assert_eq!(run.flaky[0], "t0");
+    }
+
+    #[test]
+    fn files_lines_and_times_as_written() {
+        let xml = r#"<testsuites name="x">
+          <testsuite name="s" file="suite.js">
+            <properties><property name="a" value="b"/></properties>
+            <testcase name="no time" file="own.rs" line="12"><failure/></testcase>
+            <testcase name="suite file"><failure/></testcase>
+            <testcase name="bad line" line="-3"><failure/></testcase>
+            <testcase name="grouped" time="1,234"><failure/></testcase>
+            <testcase name="decimal comma" time="0,5"><failure/></testcase>
+            <testcase name="odd groups" time="12,34.5"><failure/></testcase>
+            <system-out>suite output</system-out>
+            <system-err>suite errors</system-err>
+          </testsuite>
+        </testsuites>"#;
+        let run = read_str(xml).expect("read").expect("report");
+        let found: Vec<_> = run
+            .failures
+            .iter()
+            .map(|c| {
+                (
+                    c.file.as_deref(),
+                    c.line,
+                    c.duration_ms,
+                    c.message.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (Some("own.rs"), Some(12), None, None),
+                (Some("suite.js"), None, None, None),
+                (Some("suite.js"), None, None, None),
+                (Some("suite.js"), None, Some(1_234_000), None),
+                (Some("suite.js"), None, None, None),
+                (Some("suite.js"), None, None, None),
+            ]
+        );
+        assert_eq!(run.duration_ms, Some(1_234_000));
+    }
+
     #[test]
     fn a_truncated_report_is_an_error_naming_file_and_line() {
         let err = read_file(&fixture("truncated.xml")).expect_err("truncated");
@@ -714,6 +1081,7 @@ mod tests {
         </testsuites>"#;
         let run = read_str(xml).expect("read").expect("report");
         assert_eq!(counts(&run), (2, 3, 1));
+        assert_eq!(run.flaky, ["c"]);
         assert_eq!(run.duration_ms, Some(2500));
         assert_eq!(names(&run), ["d", "e", "f"]);
         let d = &run.failures[0];

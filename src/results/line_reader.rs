@@ -2,7 +2,7 @@
 //! reader is fed every line, and the most specific format that recognised the text wins.
 
 use super::model::{ReportFormat, TestRun};
-use super::{summary, tap};
+use super::{adhoc, summary, tap};
 
 /// A format read from text, one line at a time.
 pub(crate) trait LineReader {
@@ -15,12 +15,17 @@ pub(crate) trait LineReader {
 
 /// The line formats, most specific first: when several recognise the same text (a TAP stream
 /// may end with a plain closing line too), the first wins.
-const ORDER: &[ReportFormat] = &[ReportFormat::Tap, ReportFormat::Summary];
+const ORDER: &[ReportFormat] = &[
+    ReportFormat::Tap,
+    ReportFormat::Adhoc,
+    ReportFormat::Summary,
+];
 
 /// The reader of one format; `None` for formats that are not read by line.
 pub(crate) fn reader_for(format: ReportFormat) -> Option<Box<dyn LineReader>> {
     match format {
         ReportFormat::Tap => Some(Box::new(tap::TapParser::new())),
+        ReportFormat::Adhoc => Some(Box::new(adhoc::AdhocReader::default())),
         ReportFormat::Summary => Some(Box::new(summary::SummaryReader::default())),
         // Read as documents, not by line; or not implemented yet.
         _ => None,
@@ -30,6 +35,12 @@ pub(crate) fn reader_for(format: ReportFormat) -> Option<Box<dyn LineReader>> {
 /// A fresh reader for each line format, in priority order.
 fn readers() -> Vec<Box<dyn LineReader>> {
     ORDER.iter().filter_map(|f| reader_for(*f)).collect()
+}
+
+/// Whether two streams' runs of `format` add up. Totals printed by a harness (the plain
+/// closing line, ad-hoc tallies) are a whole, not a part: the later stream's wins instead.
+pub(crate) fn merges(format: ReportFormat) -> bool {
+    !matches!(format, ReportFormat::Summary | ReportFormat::Adhoc)
 }
 
 /// How specific a format is: lower wins.

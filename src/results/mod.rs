@@ -1,6 +1,7 @@
 //! Test results: one normalized model read from JUnit XML, TAP, the plain closing line, or, as
 //! the last resort, a suite's exit code.
 
+mod adhoc;
 pub(crate) mod detect;
 mod error;
 mod exit_code;

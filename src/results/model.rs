@@ -130,6 +130,10 @@ pub struct TestRun {
     pub duration_ms: Option<u64>,
     /// Failed cases, at most [`MAX_KEPT_FAILURES`]; `failed` stays the exact count.
     pub failures: Vec<TestCase>,
+    /// Names of tests that failed and then passed on a retry (counted as passed), at most
+    /// [`MAX_KEPT_FAILURES`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flaky: Vec<String>,
 }
 
 impl TestRun {
@@ -142,6 +146,7 @@ impl TestRun {
             skipped: 0,
             duration_ms: None,
             failures: Vec::new(),
+            flaky: Vec::new(),
         }
     }
 
@@ -180,6 +185,8 @@ impl TestRun {
         };
         let room = MAX_KEPT_FAILURES.saturating_sub(self.failures.len());
         self.failures.extend(other.failures.into_iter().take(room));
+        let room = MAX_KEPT_FAILURES.saturating_sub(self.flaky.len());
+        self.flaky.extend(other.flaky.into_iter().take(room));
     }
 }
 
@@ -212,6 +219,9 @@ pub fn classify_failure(message: &str) -> FailureKind {
         "unexpected token",
     ]) {
         FailureKind::Syntax
+    } else if has(&["assertion", "assert_eq", "assert!"]) {
+        // Rust's failed assertions panic: they are assertions, not crashes.
+        FailureKind::Assertion
     } else if has(&[
         "segmentation fault",
         "sigsegv",
@@ -262,6 +272,25 @@ mod tests {
         }
         assert_eq!(run.failed, (MAX_KEPT_FAILURES + 5) as u64);
         assert_eq!(run.failures.len(), MAX_KEPT_FAILURES);
+    }
+
+    #[test]
+    fn merge_adds_flaky_names_up_to_the_cap_and_serde_omits_none() {
+        let mut run = TestRun::new(ReportFormat::Junit);
+        let json = serde_json::to_value(&run).expect("json");
+        assert!(json.get("flaky").is_none(), "{json}");
+        // Runs stored before the field existed still read.
+        let back: TestRun = serde_json::from_value(json).expect("read back");
+        assert!(back.flaky.is_empty());
+
+        run.flaky = vec!["a".to_owned()];
+        let mut other = TestRun::new(ReportFormat::Junit);
+        other.flaky = (0..MAX_KEPT_FAILURES).map(|i| format!("t{i}")).collect();
+        run.merge(other);
+        assert_eq!(run.flaky.len(), MAX_KEPT_FAILURES);
+        assert_eq!(run.flaky[..3], ["a", "t0", "t1"]);
+        let json = serde_json::to_value(&run).expect("json");
+        assert_eq!(json["flaky"][0], "a");
     }
 
     #[test]
