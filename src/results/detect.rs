@@ -7,9 +7,9 @@ use std::io::{self, BufRead, BufReader, Read};
 use std::path::Path;
 
 use super::error::ReadError;
-use super::junit;
 use super::line_reader::{self, Detector};
 use super::model::{ReportFormat, TestRun};
+use super::{jest, junit, mocha};
 
 /// How much of a file is looked at to decide what it is.
 pub(crate) const SNIFF_BYTES: usize = 8 * 1024;
@@ -31,6 +31,10 @@ const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 enum Sniffed {
     /// Starts like a JUnit XML document; the root element decides.
     Xml,
+    /// Holds Jest's `--json` document, maybe after other output.
+    Jest,
+    /// Holds Mocha's `json` reporter document, maybe after other output.
+    Mocha,
     /// Text: every line format gets to read it.
     Text,
     /// Binary (holds NUL bytes): not a report.
@@ -45,6 +49,8 @@ pub fn read_report_file(path: &Path) -> Result<Option<TestRun>, ReadError> {
     let head = read_head(path).map_err(|e| ReadError::io(WHAT_REPORT, path, e))?;
     match sniff(&head) {
         Sniffed::Xml => junit::read_file(path),
+        Sniffed::Jest => jest::read_file(path),
+        Sniffed::Mocha => mocha::read_file(path),
         Sniffed::Text => read_lines(path, WHAT_REPORT, Detector::new()),
         Sniffed::Binary => Ok(None),
     }
@@ -53,8 +59,11 @@ pub fn read_report_file(path: &Path) -> Result<Option<TestRun>, ReadError> {
 /// Read one report file as `format`, whatever it looks like (`skillgate parse --format`).
 /// `Ok(None)` when the file does not hold that format.
 pub fn read_report_as(path: &Path, format: ReportFormat) -> Result<Option<TestRun>, ReadError> {
-    if format == ReportFormat::Junit {
-        return junit::read_file(path);
+    match format {
+        ReportFormat::Junit => return junit::read_file(path),
+        ReportFormat::Jest => return jest::read_file(path),
+        ReportFormat::Mocha => return mocha::read_file(path),
+        _ => {}
     }
     match line_reader::reader_for(format) {
         Some(reader) => read_lines(path, WHAT_REPORT, Detector::only(reader)),
@@ -91,16 +100,20 @@ fn read_lines(
 pub fn read_output(stdout: &Path, stderr: &Path) -> Result<Option<TestRun>, ReadError> {
     let mut found: Vec<TestRun> = Vec::new();
     for path in [stdout, stderr] {
-        if let Some(run) = read_lines(path, WHAT_OUTPUT, Detector::new())? {
+        // `jest --json` and `mocha --reporter json` print their document on stdout.
+        let run = match read_head(path).map(|head| sniff(&head)) {
+            Ok(Sniffed::Jest) => jest::read(path, WHAT_OUTPUT)?,
+            Ok(Sniffed::Mocha) => mocha::read(path, WHAT_OUTPUT)?,
+            _ => read_lines(path, WHAT_OUTPUT, Detector::new())?,
+        };
+        if let Some(run) = run {
             found.push(run);
         }
     }
-    let Some(best) = found.iter().map(|r| line_reader::rank(r.format)).min() else {
+    let Some(best) = found.iter().map(|r| output_rank(r.format)).min() else {
         return Ok(None);
     };
-    let mut chosen = found
-        .into_iter()
-        .filter(|r| line_reader::rank(r.format) == best);
+    let mut chosen = found.into_iter().filter(|r| output_rank(r.format) == best);
     let mut run = chosen.next();
     for later in chosen {
         match &mut run {
@@ -109,6 +122,14 @@ pub fn read_output(stdout: &Path, stderr: &Path) -> Result<Option<TestRun>, Read
         }
     }
     Ok(run)
+}
+
+/// Documents first (they are whole reports), then the line formats in their order.
+fn output_rank(format: ReportFormat) -> usize {
+    match format {
+        ReportFormat::Jest | ReportFormat::Mocha => 0,
+        other => 1 + line_reader::rank(other),
+    }
 }
 
 fn read_head(path: &Path) -> io::Result<Vec<u8>> {
@@ -127,6 +148,12 @@ fn sniff(head: &[u8]) -> Sniffed {
     }
     if looks_like_junit(head) {
         return Sniffed::Xml;
+    }
+    if jest::sniff(head) {
+        return Sniffed::Jest;
+    }
+    if mocha::sniff(head) {
+        return Sniffed::Mocha;
     }
     Sniffed::Text
 }
@@ -405,11 +432,13 @@ mod tests {
             .expect("read")
             .expect("a closing line");
         assert_eq!((summary.passed, summary.failed, summary.skipped), (3, 1, 2));
-        for not_a_report in [
-            "lcov/node.info",
-            "junit/pytest.stdout.txt",
-            "tap/generate.sh",
-        ] {
+        // pytest's terminal output saved beside its JUnit report reads the same.
+        let pytest = read_report_file(&fixture("junit/pytest.stdout.txt"))
+            .expect("read")
+            .expect("pytest output");
+        assert_eq!(pytest.framework, "pytest");
+        assert_eq!((pytest.passed, pytest.failed, pytest.skipped), (2, 5, 2));
+        for not_a_report in ["lcov/node.info", "tap/generate.sh"] {
             assert_eq!(
                 read_report_file(&fixture(not_a_report)).expect("read"),
                 None,

@@ -2,7 +2,7 @@
 //! reader is fed every line, and the most specific format that recognised the text wins.
 
 use super::model::{ReportFormat, TestRun};
-use super::{adhoc, summary, tap};
+use super::{adhoc, gotest, libtest, node_spec, pytest, summary, tap, unittest};
 
 /// A format read from text, one line at a time.
 pub(crate) trait LineReader {
@@ -16,7 +16,14 @@ pub(crate) trait LineReader {
 /// The line formats, most specific first: when several recognise the same text (a TAP stream
 /// may end with a plain closing line too), the first wins.
 const ORDER: &[ReportFormat] = &[
+    // Their closing lines are unmistakable, and tests run with `pytest -s` may print TAP.
+    ReportFormat::Pytest,
+    ReportFormat::Unittest,
     ReportFormat::Tap,
+    ReportFormat::GoTest,
+    ReportFormat::Libtest,
+    // Before the shell tallies, which would read its ✔/✖ lines as markers.
+    ReportFormat::NodeSpec,
     ReportFormat::Adhoc,
     ReportFormat::Summary,
 ];
@@ -24,7 +31,12 @@ const ORDER: &[ReportFormat] = &[
 /// The reader of one format; `None` for formats that are not read by line.
 pub(crate) fn reader_for(format: ReportFormat) -> Option<Box<dyn LineReader>> {
     match format {
+        ReportFormat::Pytest => Some(Box::new(pytest::PytestReader::new())),
+        ReportFormat::Unittest => Some(Box::new(unittest::UnittestReader::new())),
         ReportFormat::Tap => Some(Box::new(tap::TapParser::new())),
+        ReportFormat::GoTest => Some(Box::new(gotest::GoTestReader::new())),
+        ReportFormat::Libtest => Some(Box::new(libtest::LibtestReader::new())),
+        ReportFormat::NodeSpec => Some(Box::new(node_spec::NodeSpecReader::new())),
         ReportFormat::Adhoc => Some(Box::new(adhoc::AdhocReader::default())),
         ReportFormat::Summary => Some(Box::new(summary::SummaryReader::default())),
         // Read as documents, not by line; or not implemented yet.

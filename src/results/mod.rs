@@ -1,15 +1,22 @@
-//! Test results: one normalized model read from JUnit XML, TAP, the plain closing line, or, as
-//! the last resort, a suite's exit code.
+//! Test results: one normalized model read from every format suites print (JUnit, Jest, Mocha,
+//! TAP, pytest, unittest, go, libtest, node:test, shell tallies), or from the exit code.
 
 mod adhoc;
 pub(crate) mod detect;
 mod error;
 mod exit_code;
+mod gotest;
+mod jest;
 mod junit;
+mod libtest;
 mod line_reader;
+mod mocha;
 mod model;
+mod node_spec;
+mod pytest;
 mod summary;
 mod tap;
+mod unittest;
 
 pub use detect::{read_output, read_report_as, read_report_file, strip_ansi};
 pub use error::ReadError;
