@@ -118,3 +118,22 @@ fn adhoc_shell_tallies_are_read() {
     assert_eq!(doc["tests"]["pass_count"], 6);
     assert_eq!(doc["tests"]["fail_count"], 2);
 }
+
+#[test]
+fn every_coverage_format_is_read_by_content() {
+    // Each tool's own total: coverage.py `TOTAL 36 4`, nyc `Lines (7/11)`, go 12 of 19 lines,
+    // JaCoCo `LINE covered=17 missed=7`.
+    for (file, format, covered, total) in [
+        ("cobertura/coveragepy.xml", "cobertura", 32, 36),
+        ("istanbul/nyc-summary.json", "istanbul", 7, 11),
+        ("coveragepy/coverage.json", "coverage-py", 32, 36),
+        ("gocover/set.out", "go-cover", 12, 19),
+        ("jacoco/jacoco.xml", "jacoco", 17, 24),
+    ] {
+        let (code, doc, stderr) = parse(&["--coverage", &fixture(file)]);
+        assert_eq!(code, 0, "{file}: {stderr}");
+        assert_eq!(doc["coverage"]["format"], format, "{file}");
+        assert_eq!(doc["coverage"]["lines_covered"], covered, "{file}");
+        assert_eq!(doc["coverage"]["lines_total"], total, "{file}");
+    }
+}

@@ -1,9 +1,14 @@
-//! The readers take paths (they stream files), so each input is written to a file first: in
-//! /dev/shm when it exists, so the fuzzer is not bound by the disk.
+//! Shared by every target. The readers take paths (they stream files), so each input is written
+//! to a file first: in /dev/shm when it exists, so the fuzzer is not bound by the disk.
+
+#![allow(dead_code, reason = "each target uses one of the two entry points")]
 
 use std::path::PathBuf;
 
-pub fn file_with(data: &[u8]) -> PathBuf {
+use skillgate::coverage::CoverageFormat;
+use skillgate::results::{MAX_KEPT_FAILURES, ReportFormat};
+
+fn file_with(data: &[u8]) -> PathBuf {
     let dir = if std::path::Path::new("/dev/shm").is_dir() {
         PathBuf::from("/dev/shm")
     } else {
@@ -12,4 +17,31 @@ pub fn file_with(data: &[u8]) -> PathBuf {
     let path = dir.join(format!("skillgate-fuzz-{}", std::process::id()));
     std::fs::write(&path, data).expect("write the fuzz input");
     path
+}
+
+/// Detect what `data` is, as a report, as output and as coverage.
+pub fn auto(data: &[u8]) {
+    let path = file_with(data);
+    let _ = skillgate::results::read_report_file(&path);
+    let _ = skillgate::results::read_output(&path, &path);
+    if let Ok(Some(coverage)) = skillgate::coverage::read_coverage_file(&path) {
+        assert!(coverage.lines_covered <= coverage.lines_total);
+    }
+}
+
+/// Read `data` as a report of `format`; what is read must be consistent.
+pub fn report(data: &[u8], format: ReportFormat) {
+    let path = file_with(data);
+    if let Ok(Some(run)) = skillgate::results::read_report_as(&path, format) {
+        assert!(run.failures.len() <= MAX_KEPT_FAILURES);
+        assert!(run.failures.len() as u64 <= run.failed);
+    }
+}
+
+/// Read `data` as a coverage report of `format`: covered never exceeds total.
+pub fn coverage(data: &[u8], format: CoverageFormat) {
+    let path = file_with(data);
+    if let Ok(Some(coverage)) = skillgate::coverage::read_coverage_as(&path, format) {
+        assert!(coverage.lines_covered <= coverage.lines_total);
+    }
 }

@@ -6,11 +6,10 @@ use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
 
+use super::detect::{WHAT, check_counts, read_head};
 use super::model::{Coverage, CoverageFormat};
 use crate::results::ReadError;
-use crate::results::detect::Lines;
-
-const WHAT: &str = "coverage report";
+use crate::results::detect::{Lines, strip_bom};
 
 /// The record types lcov defines; a line of any other shape before the first `SF:`/`TN:` means
 /// the file is not lcov.
@@ -19,11 +18,31 @@ const KEYS: &[&str] = &[
     "LH",
 ];
 
-/// Read a coverage report. `Ok(None)` when the file is not one.
-///
-/// Only lcov is read for now; further formats are told apart here by content.
-pub fn read_coverage_file(path: &Path) -> Result<Option<Coverage>, ReadError> {
+/// Read an lcov tracefile. `Ok(None)` when the file is not one.
+pub(crate) fn read_file(path: &Path) -> Result<Option<Coverage>, ReadError> {
+    if !sniff(&read_head(path)?) {
+        return Ok(None);
+    }
     read_lcov(path)
+}
+
+/// The first lines are lcov records, up to an `SF:` or `TN:` line within the head.
+pub(crate) fn sniff(head: &[u8]) -> bool {
+    for line in strip_bom(head).split(|&b| b == b'\n') {
+        let line = String::from_utf8_lossy(line);
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let key = line.split_once(':').map_or(line, |(key, _)| key);
+        if key == "SF" || key == "TN" {
+            return true;
+        }
+        if !(KEYS.contains(&key) || line == "end_of_record") {
+            return false;
+        }
+    }
+    false
 }
 
 /// Lines covered, per source file, merged over every record for it.
@@ -105,6 +124,8 @@ fn read_lcov(path: &Path) -> Result<Option<Coverage>, ReadError> {
                 let count: u64 = value.trim().parse().map_err(|_| {
                     malformed(format!("invalid {key} record {value:?}: expected a count"))
                 })?;
+                check_counts(0, count)
+                    .map_err(|e| malformed(format!("invalid {key} record: {e}")))?;
                 if let Some(current) = &mut record {
                     if key == "LF" {
                         current.found = Some(count);
@@ -157,6 +178,8 @@ fn read_lcov(path: &Path) -> Result<Option<Coverage>, ReadError> {
         coverage.lines_covered = coverage.lines_covered.saturating_add(covered);
         coverage.lines_total = coverage.lines_total.saturating_add(total);
     }
+    check_counts(coverage.lines_covered, coverage.lines_total)
+        .map_err(|e| ReadError::malformed(WHAT, path, number, format!("totals: {e}")))?;
     Ok(Some(coverage))
 }
 
@@ -202,7 +225,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("lcov.info");
         std::fs::write(&path, text).expect("write");
-        read_coverage_file(&path)
+        read_file(&path)
     }
 
     fn totals(coverage: &Coverage) -> (u64, u64) {
@@ -212,7 +235,7 @@ mod tests {
     #[test]
     fn node_coverage_matches_its_own_table() {
         // node.coverage.txt: "all files | 98.48" line %, lib/slugify.mjs 94.12% (16 of 17).
-        let coverage = read_coverage_file(&fixture("lcov/node.info"))
+        let coverage = read_file(&fixture("lcov/node.info"))
             .expect("read")
             .expect("lcov");
         assert_eq!(coverage.format, CoverageFormat::Lcov);
@@ -225,7 +248,7 @@ mod tests {
     fn concatenated_runs_merge_by_line() {
         // The two test files run apart: lib/slugify.mjs is in both files, each covering a
         // different half. Merged by line they give node's combined numbers.
-        let coverage = read_coverage_file(&fixture("lcov/concatenated.info"))
+        let coverage = read_file(&fixture("lcov/concatenated.info"))
             .expect("read")
             .expect("lcov");
         assert_eq!(totals(&coverage), (65, 66));
@@ -264,13 +287,10 @@ mod tests {
             None
         );
         assert_eq!(
-            read_coverage_file(&fixture("junit/pytest-xunit2.xml")).expect("read"),
+            read_file(&fixture("junit/pytest-xunit2.xml")).expect("read"),
             None
         );
-        assert_eq!(
-            read_coverage_file(&fixture("tap/node.tap")).expect("read"),
-            None
-        );
+        assert_eq!(read_file(&fixture("tap/node.tap")).expect("read"), None);
         // A version line may come first.
         let coverage = read_str("VER:2\nTN:t\nSF:a\nDA:1,1\nend_of_record\n")
             .expect("read")
@@ -303,6 +323,14 @@ mod tests {
         let err = read_str("SF:a.js\nLF:x\n").expect_err("bad LF");
         assert!(
             err.to_string().contains("line 2: invalid LF record"),
+            "{err}"
+        );
+        let err =
+            read_str("SF:a.js\nLF:18446744073709551615\nend_of_record\n").expect_err("absurd");
+        assert!(
+            err.to_string().contains(
+                "line 2: invalid LF record: 18446744073709551615 lines is more than any codebase has"
+            ),
             "{err}"
         );
         let err = read_str("SF:a.js\nDA:1,1\nDA:2,1\n").expect_err("truncated");

@@ -1,0 +1,234 @@
+//! coverage.py JSON (`coverage json`): `totals.covered_lines` of `totals.num_statements` (in
+//! coverage.py's model each statement is a line). Streamed with serde; the per-file data is skipped.
+
+use std::fmt;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
+
+use super::detect::{check_counts, json_keys, read_head, read_json};
+use super::model::{Coverage, CoverageFormat};
+use crate::results::ReadError;
+
+/// Read a coverage.py JSON report. `Ok(None)` when the file is not one (no `meta.version`).
+pub(crate) fn read_file(path: &Path) -> Result<Option<Coverage>, ReadError> {
+    if !sniff(&read_head(path)?) {
+        return Ok(None);
+    }
+    let Report(totals) = read_json(path)?;
+    Ok(totals.map(|totals| Coverage {
+        format: CoverageFormat::CoveragePy,
+        lines_covered: totals.covered_lines,
+        lines_total: totals.num_statements,
+    }))
+}
+
+/// A JSON object with coverage.py's `meta.version`, or (keys sorted, `meta` past the head) its
+/// per-file `executed_lines` or its `totals.covered_lines`.
+pub(crate) fn sniff(head: &[u8]) -> bool {
+    let Some(keys) = json_keys(head) else {
+        return false;
+    };
+    let mut in_meta = false;
+    for (depth, key) in &keys {
+        match (*depth, key.as_str()) {
+            (1, "meta") => in_meta = true,
+            (1, _) => in_meta = false,
+            (2, "version") if in_meta => return true,
+            (3, "executed_lines") => return true,
+            (2, "covered_lines" | "num_statements") if !in_meta => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The totals, or `None` when the document has no `meta.version` (not coverage.py's).
+struct Report(Option<Totals>);
+
+#[derive(Deserialize)]
+struct Meta {
+    // Only its presence matters: it is what marks coverage.py's JSON.
+    version: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+#[serde(try_from = "RawTotals")]
+struct Totals {
+    covered_lines: u64,
+    num_statements: u64,
+}
+
+#[derive(Deserialize)]
+struct RawTotals {
+    covered_lines: u64,
+    num_statements: u64,
+}
+
+impl TryFrom<RawTotals> for Totals {
+    type Error = String;
+
+    fn try_from(raw: RawTotals) -> Result<Self, String> {
+        check_counts(raw.covered_lines, raw.num_statements).map_err(|e| format!("totals: {e}"))?;
+        Ok(Self {
+            covered_lines: raw.covered_lines,
+            num_statements: raw.num_statements,
+        })
+    }
+}
+
+impl<'de> Deserialize<'de> for Report {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_map(ReportVisitor)
+    }
+}
+
+struct ReportVisitor;
+
+impl<'de> Visitor<'de> for ReportVisitor {
+    type Value = Report;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a coverage.py JSON report")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Report, A::Error> {
+        let mut versioned = false;
+        let mut totals = None;
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "meta" => versioned = map.next_value::<Meta>()?.version.is_some(),
+                "totals" => totals = Some(map.next_value::<Totals>()?),
+                // `files` (every line number of every file) is read past, never kept.
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        if !versioned {
+            return Ok(Report(None));
+        }
+        match totals {
+            Some(totals) => Ok(Report(Some(totals))),
+            None => Err(de::Error::custom(
+                "the report has no \"totals\" object (help: write it with `coverage json`)",
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::detect::fixture;
+
+    fn read_str(json: &str) -> Result<Option<Coverage>, ReadError> {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("coverage.json");
+        std::fs::write(&path, json).expect("write");
+        read_file(&path)
+    }
+
+    fn totals(json: &str) -> (u64, u64) {
+        let coverage = read_str(json).expect("read").expect("a coverage.py report");
+        (coverage.lines_covered, coverage.lines_total)
+    }
+
+    fn error(json: &str) -> String {
+        let err = read_str(json).expect_err("an error").to_string();
+        err.rsplit_once("coverage.json: ")
+            .map(|(_, message)| message.to_owned())
+            .unwrap_or(err)
+    }
+
+    #[test]
+    fn matches_the_total_line_of_coverage_report() {
+        // report.txt: "TOTAL 36 4 10 2 87%": 36 statements, 4 missed. The 87% mixes in
+        // branches (branch coverage was on); line coverage is 32/36.
+        let coverage = read_file(&fixture("coveragepy/coverage.json"))
+            .expect("read")
+            .expect("a coverage.py report");
+        assert_eq!(coverage.format, CoverageFormat::CoveragePy);
+        assert_eq!((coverage.lines_covered, coverage.lines_total), (32, 36));
+    }
+
+    #[test]
+    fn sorted_keys_still_read() {
+        // `jq -S` puts `files` first; `meta` may then lie past the head.
+        let json = r#"{"files": {"a.py": {"executed_lines": [1], "summary": {}}},
+                       "meta": {"format": 3, "version": "7.17.5"},
+                       "totals": {"covered_lines": 1, "num_statements": 2, "percent_covered": 50.0}}"#;
+        assert_eq!(totals(json), (1, 2));
+    }
+
+    #[test]
+    fn without_meta_version_it_is_not_coverage_py() {
+        assert_eq!(
+            read_str(r#"{"totals": {"covered_lines": 1, "num_statements": 2}}"#).expect("read"),
+            None
+        );
+        assert_eq!(
+            read_str(
+                r#"{"meta": {"format": 3}, "totals": {"covered_lines": 1, "num_statements": 2}}"#
+            )
+            .expect("read"),
+            None
+        );
+        assert_eq!(read_str("").expect("read"), None);
+        assert_eq!(
+            read_str("{\"name\": \"x\", \"version\": \"1\"}").expect("read"),
+            None
+        );
+        assert_eq!(read_str("\u{0}{").expect("read"), None);
+        assert_eq!(
+            read_file(&fixture("istanbul/jest-summary.json")).expect("read"),
+            None
+        );
+    }
+
+    #[test]
+    fn broken_reports_name_the_line() {
+        let full = std::fs::read_to_string(fixture("coveragepy/coverage.json")).expect("fixture");
+        let cut: String = full.chars().take(300).collect();
+        let message = error(&cut);
+        assert!(
+            message.starts_with("line 1: unexpected end of JSON: EOF while parsing"),
+            "{message}"
+        );
+        assert_eq!(
+            error(
+                "{\"meta\": {\"version\": \"7\"},\n\"totals\": {\"covered_lines\": \"3\", \"num_statements\": 4}}"
+            ),
+            "line 2: column 31: invalid type: string \"3\", expected u64"
+        );
+        assert_eq!(
+            error(
+                "{\"meta\": {\"version\": \"7\"},\n\"totals\": {\"covered_lines\": 5, \"num_statements\": 4}}"
+            ),
+            "line 2: column 52: totals: 5 covered lines is more than the 4 lines in total"
+        );
+        assert_eq!(
+            error(
+                "{\"meta\": {\"version\": \"7\"}, \"totals\": {\"covered_lines\": -1, \"num_statements\": 4}}"
+            ),
+            "line 1: column 58: invalid value: integer `-1`, expected u64"
+        );
+        let message = error("{\"meta\": {\"version\": \"7\"},\n\"files\": {}\n}");
+        assert_eq!(
+            message,
+            "line 3: column 1: the report has no \"totals\" object (help: write it with `coverage json`)"
+        );
+        let message =
+            error("{\"meta\": \"7.1\", \"totals\": {\"covered_lines\": 1, \"num_statements\": 1}}");
+        assert!(
+            message.contains("invalid type: string \"7.1\", expected struct Meta"),
+            "{message}"
+        );
+        let message = error("{\"meta\": {\"version\": \"7\"}, \"totals\": {\"covered_lines\": 1}}");
+        assert!(
+            message.contains("missing field `num_statements`"),
+            "{message}"
+        );
+    }
+}
