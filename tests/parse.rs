@@ -137,3 +137,35 @@ fn every_coverage_format_is_read_by_content() {
         assert_eq!(doc["coverage"]["lines_total"], total, "{file}");
     }
 }
+
+#[test]
+fn utf16_reports_and_broken_bytes_in_messages_still_count() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let original =
+        std::fs::read_to_string(fixture("junit/pytest-xunit2.xml")).expect("fixture is UTF-8");
+    let utf16 = dir.path().join("utf16.xml");
+    let mut bytes = vec![0xFF, 0xFE];
+    bytes.extend(original.encode_utf16().flat_map(u16::to_le_bytes));
+    std::fs::write(&utf16, bytes).expect("write");
+    let broken = dir.path().join("broken.xml");
+    let mut bytes = original.into_bytes();
+    let at = bytes
+        .windows(14)
+        .position(|w| w == b"AssertionError")
+        .expect("a message");
+    bytes.insert(at + 9, 0xFF);
+    std::fs::write(&broken, bytes).expect("write");
+    for file in [&utf16, &broken] {
+        let (code, doc, stderr) = parse(&[file.to_str().expect("utf8 path")]);
+        assert_eq!(code, 0, "{}: {stderr}", file.display());
+        assert_eq!(doc["tests"]["pass_count"], 2, "{}", file.display());
+        assert_eq!(doc["tests"]["fail_count"], 5, "{}", file.display());
+    }
+    let (_, doc, _) = parse(&[broken.to_str().expect("utf8 path")]);
+    assert!(
+        doc["tests"]["failed_tests"][0]["error"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("Assertion\u{fffd}Error")),
+        "{doc}"
+    );
+}

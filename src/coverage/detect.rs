@@ -1,6 +1,7 @@
 //! Which reader a coverage file needs, judged by content (never by file name), and the input
 //! handling the readers share: head sniffing, bounded XML and JSON streaming, number limits.
 
+use crate::results::encoding::Utf8Reader;
 use std::fmt;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
@@ -190,13 +191,14 @@ impl XmlStop {
     }
 }
 
-pub(crate) type XmlReader = Reader<Capped<BufReader<File>>>;
+pub(crate) type XmlReader = Reader<Capped<BufReader<Utf8Reader<File>>>>;
 
 /// A streaming reader for an XML report. Nothing in a DTD is processed: entities are never
 /// expanded and external ones never fetched (the readers look at attributes, not text).
 pub(crate) fn xml_reader(path: &Path) -> Result<XmlReader, ReadError> {
     let file = File::open(path).map_err(|e| ReadError::io(WHAT, path, e))?;
-    Ok(Reader::from_reader(Capped::new(BufReader::new(file))))
+    let input = crate::results::encoding::Utf8Reader::new(file);
+    Ok(Reader::from_reader(Capped::new(BufReader::new(input))))
 }
 
 /// The next event, each one held to [`MAX_EVENT_BYTES`].
@@ -389,7 +391,7 @@ pub(crate) fn json_keys(head: &[u8]) -> Option<Vec<(usize, String)>> {
 }
 
 /// A JSON report opened for streaming, refused above [`MAX_JSON_BYTES`].
-fn json_reader(path: &Path) -> Result<BufReader<io::Take<File>>, ReadError> {
+fn json_reader(path: &Path) -> Result<BufReader<Utf8Reader<io::Take<File>>>, ReadError> {
     let file = File::open(path).map_err(|e| ReadError::io(WHAT, path, e))?;
     let size = file
         .metadata()
@@ -408,7 +410,7 @@ fn json_reader(path: &Path) -> Result<BufReader<io::Take<File>>, ReadError> {
         ));
     }
     // The file may grow after the size was read; what lies past the limit is never read.
-    Ok(BufReader::new(file.take(MAX_JSON_BYTES)))
+    Ok(BufReader::new(Utf8Reader::new(file.take(MAX_JSON_BYTES))))
 }
 
 /// Deserialize a whole JSON report, streaming: what `T` does not keep is skipped as it is read.

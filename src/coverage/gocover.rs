@@ -70,7 +70,9 @@ struct Profile {
 
 fn read_profile(path: &Path) -> Result<Option<Profile>, ReadError> {
     let file = File::open(path).map_err(|e| ReadError::io(WHAT, path, e))?;
-    let mut lines = Lines::new(BufReader::new(file));
+    let mut lines = Lines::new(BufReader::new(crate::results::encoding::Utf8Reader::new(
+        file,
+    )));
     let mut profile = Profile {
         files: HashMap::new(),
         last_line: 0,

@@ -64,7 +64,9 @@ struct Record {
 
 fn read_lcov(path: &Path) -> Result<Option<Coverage>, ReadError> {
     let file = File::open(path).map_err(|e| ReadError::io(WHAT, path, e))?;
-    let mut lines = Lines::new(BufReader::new(file));
+    let mut lines = Lines::new(BufReader::new(crate::results::encoding::Utf8Reader::new(
+        file,
+    )));
     let mut files: HashMap<String, FileLines> = HashMap::new();
     let mut record: Option<Record> = None;
     let mut detected = false;

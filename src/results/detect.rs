@@ -82,7 +82,7 @@ fn read_lines(
         Err(e) if what == WHAT_OUTPUT && e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(ReadError::io(what, path, e)),
     };
-    let mut lines = Lines::new(BufReader::new(file));
+    let mut lines = Lines::new(BufReader::new(super::encoding::Utf8Reader::new(file)));
     while let Some(line) = lines
         .next_line()
         .map_err(|e| ReadError::io(what, path, e))?
@@ -132,11 +132,17 @@ fn output_rank(format: ReportFormat) -> usize {
     }
 }
 
+/// The first [`SNIFF_BYTES`] of a file, as UTF-8 (UTF-16 reports are transcoded first).
 fn read_head(path: &Path) -> io::Result<Vec<u8>> {
     let mut head = Vec::with_capacity(SNIFF_BYTES);
     File::open(path)?
         .take(SNIFF_BYTES as u64)
         .read_to_end(&mut head)?;
+    if super::encoding::is_utf16(&head) {
+        let mut utf8 = Vec::with_capacity(SNIFF_BYTES);
+        super::encoding::Utf8Reader::new(head.as_slice()).read_to_end(&mut utf8)?;
+        return Ok(utf8);
+    }
     Ok(head)
 }
 

@@ -577,7 +577,8 @@ where
         .count() as u64;
     file.seek(SeekFrom::Start((bom + start) as u64))
         .map_err(|e| ReadError::io(what, path, e))?;
-    let mut deserializer = serde_json::Deserializer::from_reader(BufReader::new(file));
+    let input = super::encoding::Utf8Reader::new(file);
+    let mut deserializer = serde_json::Deserializer::from_reader(BufReader::new(input));
     // Whatever follows the document (a package manager's "Done in 2s") is not read: the
     // document is complete.
     seed.deserialize(&mut deserializer)

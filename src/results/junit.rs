@@ -28,7 +28,8 @@ const MAX_EVENT_BYTES: u64 = 64 * 1024 * 1024;
 /// `<testsuite>` (a Cobertura report, some other XML).
 pub(crate) fn read_file(path: &Path) -> Result<Option<TestRun>, ReadError> {
     let file = File::open(path).map_err(|e| ReadError::io(WHAT_REPORT, path, e))?;
-    let mut reader = Reader::from_reader(Capped::new(BufReader::new(file)));
+    let input = super::encoding::Utf8Reader::new(file);
+    let mut reader = Reader::from_reader(Capped::new(BufReader::new(input)));
     // A lone `&` in a message is a producer's slip, not a reason to drop the whole report.
     reader.config_mut().allow_dangling_amp = true;
     match Junit::new().read(&mut reader) {

@@ -3,6 +3,7 @@
 
 mod adhoc;
 pub(crate) mod detect;
+pub(crate) mod encoding;
 mod error;
 mod exit_code;
 mod gotest;
