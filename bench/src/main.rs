@@ -10,7 +10,7 @@ use std::time::Instant;
 /// One test in this many fails, with a multi-KB message.
 const FAIL_EVERY: u64 = 100;
 /// One suite in this many carries a huge `<system-out>`.
-const HUGE_OUT_EVERY: u64 = 50;
+const HUGE_OUT_EVERY: u64 = 25;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -51,7 +51,20 @@ pub fn read_report_file(path: &Path) -> Result<Option<TestRun>, ReadError> {
         Sniffed::Xml => junit::read_file(path),
         Sniffed::Jest => jest::read_file(path),
         Sniffed::Mocha => mocha::read_file(path),
-        Sniffed::Text => read_lines(path, WHAT_REPORT, Detector::new()),
+        Sniffed::Text => {
+            let first = String::from_utf8_lossy(strip_bom(&head));
+            let first = first
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or_default();
+            if let Some(reader) =
+                line_reader::announced(&terminal_text(first)).and_then(line_reader::reader_for)
+                && let Some(run) = read_lines(path, WHAT_REPORT, Detector::only(reader))?
+            {
+                return Ok(Some(run));
+            }
+            read_lines(path, WHAT_REPORT, Detector::new())
+        }
         Sniffed::Binary => Ok(None),
     }
 }

@@ -140,7 +140,42 @@ impl<R: Read> Utf8Reader<R> {
 
 impl<R: Read> Read for Utf8Reader<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.out_pos >= self.out.len() {
+        // Fast path, nearly always taken: valid UTF-8 read straight into the caller's buffer,
+        // checked in place, no copy.
+        if self.encoding == Some(Encoding::Utf8)
+            && self.pending.is_empty()
+            && self.out_pos >= self.out.len()
+            && !self.eof
+            && buf.len() >= 4
+        {
+            let n = self.inner.read(buf)?;
+            if n == 0 {
+                self.eof = true;
+                return Ok(0);
+            }
+            let read = buf.get(..n).unwrap_or_default();
+            match std::str::from_utf8(read) {
+                Ok(_) => return Ok(n),
+                // Valid up to a sequence the next read completes: hand out the valid part.
+                Err(err) if err.error_len().is_none() && err.valid_up_to() > 0 => {
+                    let valid = err.valid_up_to();
+                    self.pending
+                        .extend_from_slice(read.get(valid..).unwrap_or_default());
+                    return Ok(valid);
+                }
+                // Broken bytes: convert this chunk the slow way.
+                Err(_) => {
+                    self.pending.extend_from_slice(read);
+                    self.out.clear();
+                    self.out_pos = 0;
+                    self.utf8();
+                    // Only the start of a sequence so far: read on until something converts.
+                    if self.out.is_empty() {
+                        self.refill()?;
+                    }
+                }
+            }
+        } else if self.out_pos >= self.out.len() {
             self.refill()?;
         }
         let available = self.out.get(self.out_pos..).unwrap_or_default();

@@ -29,7 +29,7 @@ const MAX_EVENT_BYTES: u64 = 64 * 1024 * 1024;
 pub(crate) fn read_file(path: &Path) -> Result<Option<TestRun>, ReadError> {
     let file = File::open(path).map_err(|e| ReadError::io(WHAT_REPORT, path, e))?;
     let input = super::encoding::Utf8Reader::new(file);
-    let mut reader = Reader::from_reader(Capped::new(BufReader::new(input)));
+    let mut reader = Reader::from_reader(Capped::new(BufReader::with_capacity(256 * 1024, input)));
     // A lone `&` in a message is a producer's slip, not a reason to drop the whole report.
     reader.config_mut().allow_dangling_amp = true;
     match Junit::new().read(&mut reader) {
@@ -165,9 +165,17 @@ impl Junit {
                         // Text before any element: not a report.
                         return Ok(None);
                     }
-                    self.push_text(&text.xml10_content());
+                    // Captured output of passing tests is most of a big report: only the text
+                    // of a kept failure is worth normalising.
+                    if self.wants_text() {
+                        self.push_text(&text.xml10_content());
+                    }
                 }
-                Event::CData(cdata) => self.push_text(&cdata.xml10_content()),
+                Event::CData(cdata) => {
+                    if self.wants_text() {
+                        self.push_text(&cdata.xml10_content());
+                    }
+                }
                 Event::GeneralRef(reference) => {
                     // Character references and the five predefined entities only; anything a
                     // DTD declared stays as written, unexpanded.
@@ -313,6 +321,10 @@ impl Junit {
             self.suites.pop();
         }
         depth == 0
+    }
+
+    fn wants_text(&self) -> bool {
+        self.case.as_ref().is_some_and(|c| c.in_failure && c.keep)
     }
 
     fn push_text(&mut self, text: &str) {
