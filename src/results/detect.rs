@@ -218,7 +218,7 @@ pub(crate) fn terminal_text(line: &str) -> Cow<'_, str> {
 }
 
 fn after_last_cr(s: &str) -> &str {
-    match s.rfind('\r') {
+    match memchr::memrchr(b'\r', s.as_bytes()) {
         Some(i) => s.get(i + 1..).unwrap_or_default(),
         None => s,
     }
@@ -230,7 +230,9 @@ fn after_last_cr(s: &str) -> &str {
 pub fn strip_ansi(s: &str) -> Cow<'_, str> {
     const ESC: char = '\u{1b}';
     const CSI_8BIT: char = '\u{9b}';
-    if !s.contains([ESC, CSI_8BIT]) {
+    // A byte scan, not a char search: this runs on every line of every report. 0x9B also
+    // appears inside other characters' encodings; those only take the careful path below.
+    if memchr::memchr2(0x1b, 0x9b, s.as_bytes()).is_none() {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len());
@@ -329,7 +331,11 @@ impl<R: BufRead> Lines<R> {
             bytes = without_cr;
         }
         self.text.clear();
-        self.text.push_str(&String::from_utf8_lossy(bytes));
+        // `from_utf8` is the vectorised check; the lossy path only for the rare broken line.
+        match std::str::from_utf8(bytes) {
+            Ok(text) => self.text.push_str(text),
+            Err(_) => self.text.push_str(&String::from_utf8_lossy(bytes)),
+        }
         Ok(Some(&self.text))
     }
 }
