@@ -26,5 +26,6 @@ pub mod skill;
 pub mod store;
 pub mod suite;
 pub mod untrusted;
+mod xml_input;
 
 pub use error::Error;

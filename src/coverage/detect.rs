@@ -2,9 +2,9 @@
 //! handling the readers share: head sniffing, bounded XML and JSON streaming, number limits.
 
 use crate::results::encoding::Utf8Reader;
-use std::fmt;
+use crate::xml_input::{Capped, TooLong, line_at};
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufReader, Read};
 use std::path::Path;
 
 use quick_xml::Reader;
@@ -32,9 +32,6 @@ pub(crate) const MAX_JSON_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Deeper XML nesting is refused: real reports nest a few levels, hostile ones to exhaust memory.
 pub(crate) const MAX_XML_DEPTH: usize = 256;
-
-/// quick-xml holds one whole event (a tag, a text run) in memory; a larger one is refused.
-const MAX_EVENT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Read a coverage report, detecting its format by content. `Ok(None)` when the file is not a
 /// coverage report (a JUnit report, a log, a binary); `Err` when it is one but is broken.
@@ -207,14 +204,11 @@ pub(crate) fn next_event<'b>(
     buf: &'b mut Vec<u8>,
 ) -> Result<Event<'b>, XmlStop> {
     buf.clear();
-    reader.get_mut().since_reset = 0;
+    reader.get_mut().reset();
     match reader.read_event_into(buf) {
         Ok(event) => Ok(event),
         Err(quick_xml::Error::Io(io_error)) => {
-            if io_error
-                .get_ref()
-                .is_some_and(|inner| inner.is::<TooLong>())
-            {
+            if TooLong::caused(&io_error) {
                 return Err(XmlStop::at(reader, TooLong.to_string()));
             }
             Err(XmlStop::Io(io::Error::new(
@@ -251,79 +245,6 @@ pub(crate) fn unexpected_eof(open: &str) -> String {
         "unexpected end of XML inside <{open}> (help: the coverage tool may have been stopped \
          before it finished writing the report)"
     )
-}
-
-/// The 1-based line holding byte `offset`, found by reading the file again: errors are rare,
-/// and counting lines while streaming would cost on every report.
-fn line_at(path: &Path, offset: u64) -> io::Result<u64> {
-    let mut reader = BufReader::new(File::open(path)?.take(offset));
-    let mut newlines = 0u64;
-    loop {
-        let chunk = reader.fill_buf()?;
-        if chunk.is_empty() {
-            return Ok(newlines + 1);
-        }
-        newlines += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
-        let len = chunk.len();
-        reader.consume(len);
-    }
-}
-
-#[derive(Debug)]
-struct TooLong;
-
-impl fmt::Display for TooLong {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "a single XML tag or text run is longer than {} MiB",
-            MAX_EVENT_BYTES / (1024 * 1024)
-        )
-    }
-}
-
-impl std::error::Error for TooLong {}
-
-/// A reader that refuses to hand out more than [`MAX_EVENT_BYTES`] between two resets (one
-/// reset per XML event), so one runaway tag cannot take the memory with it.
-pub(crate) struct Capped<R> {
-    inner: R,
-    since_reset: u64,
-}
-
-impl<R> Capped<R> {
-    fn new(inner: R) -> Self {
-        Self {
-            inner,
-            since_reset: 0,
-        }
-    }
-}
-
-impl<R: BufRead> Read for Capped<R> {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let available = self.fill_buf()?;
-        let n = available.len().min(out.len());
-        if let (Some(to), Some(from)) = (out.get_mut(..n), available.get(..n)) {
-            to.copy_from_slice(from);
-        }
-        self.consume(n);
-        Ok(n)
-    }
-}
-
-impl<R: BufRead> BufRead for Capped<R> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if self.since_reset > MAX_EVENT_BYTES {
-            return Err(io::Error::other(TooLong));
-        }
-        self.inner.fill_buf()
-    }
-
-    fn consume(&mut self, amount: usize) {
-        self.since_reset = self.since_reset.saturating_add(amount as u64);
-        self.inner.consume(amount);
-    }
 }
 
 // ----- JSON -----
@@ -506,16 +427,6 @@ mod tests {
             let run = crate::results::read_report_file(&fixture(rel)).expect("read");
             assert!(run.is_none(), "{rel}: {run:?}");
         }
-    }
-
-    #[test]
-    fn a_runaway_xml_event_is_refused() {
-        let mut capped = Capped::new(io::Cursor::new(vec![b'x'; 16]));
-        capped.since_reset = MAX_EVENT_BYTES + 1;
-        let err = capped.fill_buf().expect_err("over the cap");
-        assert!(err.get_ref().is_some_and(|e| e.is::<TooLong>()));
-        capped.since_reset = 0;
-        assert_eq!(capped.fill_buf().expect("under the cap").len(), 16);
     }
 
     #[test]

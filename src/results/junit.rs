@@ -2,9 +2,8 @@
 //! so that memory follows the failures kept, not the file's size. No DTD entity is expanded.
 
 use std::borrow::Cow;
-use std::fmt;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
 use quick_xml::events::{BytesStart, Event};
@@ -16,13 +15,10 @@ use super::model::{
     MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase, TestRun,
     classify_failure, truncate_utf8,
 };
+use crate::xml_input::{Capped, TooLong, line_at};
 
 /// Deeper nesting is refused: real reports nest a few levels, hostile ones to exhaust memory.
 const MAX_DEPTH: usize = 256;
-
-/// quick-xml holds one whole event (a tag, a text run) in memory; a larger one is refused so a
-/// runaway `<system-out>` or a hostile file cannot take the memory with it.
-const MAX_EVENT_BYTES: u64 = 64 * 1024 * 1024;
 
 /// Read a JUnit XML file. `Ok(None)` when the root element is not `<testsuites>` or
 /// `<testsuite>` (a Cobertura report, some other XML).
@@ -135,7 +131,7 @@ impl Junit {
         let mut buf = Vec::new();
         loop {
             buf.clear();
-            reader.get_mut().since_reset = 0;
+            reader.get_mut().reset();
             let event = match reader.read_event_into(&mut buf) {
                 Ok(event) => event,
                 Err(e) => return Err(stop_at(reader, &e)),
@@ -553,10 +549,7 @@ fn parse_seconds(value: &str) -> Option<u64> {
 
 fn stop_at<R>(reader: &Reader<R>, error: &quick_xml::Error) -> Stop {
     if let quick_xml::Error::Io(io_error) = error {
-        if io_error
-            .get_ref()
-            .is_some_and(|inner| inner.is::<TooLong>())
-        {
+        if TooLong::caused(io_error) {
             return Stop::Malformed {
                 offset: reader.buffer_position(),
                 message: TooLong.to_string(),
@@ -567,79 +560,6 @@ fn stop_at<R>(reader: &Reader<R>, error: &quick_xml::Error) -> Stop {
     Stop::Malformed {
         offset: reader.error_position(),
         message: format!("invalid XML: {error}"),
-    }
-}
-
-/// The 1-based line holding byte `offset`, found by reading the file again: errors are rare,
-/// and keeping line numbers while streaming would cost on every report.
-fn line_at(path: &Path, offset: u64) -> io::Result<u64> {
-    let mut reader = BufReader::new(File::open(path)?.take(offset));
-    let mut newlines = 0u64;
-    loop {
-        let chunk = reader.fill_buf()?;
-        if chunk.is_empty() {
-            return Ok(newlines + 1);
-        }
-        newlines += chunk.iter().filter(|&&b| b == b'\n').count() as u64;
-        let len = chunk.len();
-        reader.consume(len);
-    }
-}
-
-#[derive(Debug)]
-struct TooLong;
-
-impl fmt::Display for TooLong {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "a single XML tag or text run is longer than {} MiB",
-            MAX_EVENT_BYTES / (1024 * 1024)
-        )
-    }
-}
-
-impl std::error::Error for TooLong {}
-
-/// A reader that refuses to hand out more than [`MAX_EVENT_BYTES`] between two resets (one
-/// reset per XML event).
-struct Capped<R> {
-    inner: R,
-    since_reset: u64,
-}
-
-impl<R> Capped<R> {
-    fn new(inner: R) -> Self {
-        Self {
-            inner,
-            since_reset: 0,
-        }
-    }
-}
-
-impl<R: BufRead> Read for Capped<R> {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let available = self.fill_buf()?;
-        let n = available.len().min(out.len());
-        if let (Some(to), Some(from)) = (out.get_mut(..n), available.get(..n)) {
-            to.copy_from_slice(from);
-        }
-        self.consume(n);
-        Ok(n)
-    }
-}
-
-impl<R: BufRead> BufRead for Capped<R> {
-    fn fill_buf(&mut self) -> io::Result<&[u8]> {
-        if self.since_reset > MAX_EVENT_BYTES {
-            return Err(io::Error::other(TooLong));
-        }
-        self.inner.fill_buf()
-    }
-
-    fn consume(&mut self, amount: usize) {
-        self.since_reset = self.since_reset.saturating_add(amount as u64);
-        self.inner.consume(amount);
     }
 }
 
@@ -1171,18 +1091,5 @@ mod tests {
         let xml = format!("<testsuite>{}", "<x>".repeat(MAX_DEPTH + 1));
         let err = read_str(&xml).expect_err("too deep");
         assert!(err.to_string().contains("nested deeper than 256"), "{err}");
-    }
-
-    #[test]
-    fn the_cap_on_one_event_is_enforced() {
-        let mut capped = Capped::new(io::Cursor::new(vec![b'a'; 10]));
-        capped.since_reset = MAX_EVENT_BYTES + 1;
-        let err = capped.fill_buf().expect_err("over the cap");
-        assert!(err.get_ref().is_some_and(|e| e.is::<TooLong>()));
-        capped.since_reset = 0;
-        let mut out = Vec::new();
-        capped.read_to_end(&mut out).expect("read");
-        assert_eq!(out.len(), 10);
-        assert_eq!(capped.since_reset, 10);
     }
 }
