@@ -273,6 +273,7 @@ fn attribute(e: &BytesStart<'_>, name: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::coverage::detect::Sample;
     use crate::results::detect::fixture;
 
     fn read(rel: &str) -> (u64, u64) {
@@ -283,24 +284,10 @@ mod tests {
         (coverage.lines_covered, coverage.lines_total)
     }
 
-    fn read_str(xml: &str) -> Result<Option<Coverage>, ReadError> {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("coverage.xml");
-        std::fs::write(&path, xml).expect("write");
-        read_file(&path)
-    }
-
-    fn totals(xml: &str) -> (u64, u64) {
-        let coverage = read_str(xml).expect("read").expect("a Cobertura report");
-        (coverage.lines_covered, coverage.lines_total)
-    }
-
-    fn error(xml: &str) -> String {
-        let err = read_str(xml).expect_err("an error").to_string();
-        err.rsplit_once("coverage.xml: ")
-            .map(|(_, message)| message.to_owned())
-            .unwrap_or(err)
-    }
+    const SAMPLE: Sample = Sample {
+        file: "coverage.xml",
+        reader: read_file,
+    };
 
     #[test]
     fn coverage_py_matches_its_total_line() {
@@ -348,34 +335,38 @@ mod tests {
 </coverage>"#;
         // src/Foo.java: lines 1–4, 1 and 3 hit; bar.py: line 1, missed. The root totals are
         // ignored when lines are there.
-        assert_eq!(totals(xml), (2, 5));
+        assert_eq!(SAMPLE.totals(xml), (2, 5));
     }
 
     #[test]
     fn root_totals_stand_in_for_missing_lines() {
         assert_eq!(
-            totals(
+            SAMPLE.totals(
                 r#"<coverage lines-valid="40" lines-covered="30" line-rate="0.75"><packages/></coverage>"#
             ),
             (30, 40)
         );
         // Cobertura without any lines or totals: nothing measured.
-        assert_eq!(totals(r#"<coverage line-rate="0"></coverage>"#), (0, 0));
-        assert_eq!(totals(r#"<coverage><packages/></coverage>"#), (0, 0));
+        assert_eq!(
+            SAMPLE.totals(r#"<coverage line-rate="0"></coverage>"#),
+            (0, 0)
+        );
+        assert_eq!(SAMPLE.totals(r#"<coverage><packages/></coverage>"#), (0, 0));
     }
 
     #[test]
     fn other_xml_is_not_cobertura() {
         // Clover's root has the same name but none of Cobertura's attributes or children.
         assert_eq!(
-            read_str(r#"<coverage generated="1" clover="4.4.1"><project/></coverage>"#)
+            SAMPLE
+                .read(r#"<coverage generated="1" clover="4.4.1"><project/></coverage>"#)
                 .expect("read"),
             None
         );
-        assert_eq!(read_str("<testsuites/>").expect("read"), None);
-        assert_eq!(read_str("").expect("read"), None);
-        assert_eq!(read_str("<?xml version=\"1.0\"?>").expect("read"), None);
-        assert_eq!(read_str("\u{0}\u{1}garbage\u{ff}").expect("read"), None);
+        assert_eq!(SAMPLE.read("<testsuites/>").expect("read"), None);
+        assert_eq!(SAMPLE.read("").expect("read"), None);
+        assert_eq!(SAMPLE.read("<?xml version=\"1.0\"?>").expect("read"), None);
+        assert_eq!(SAMPLE.read("\u{0}\u{1}garbage\u{ff}").expect("read"), None);
         assert_eq!(
             read_file(&fixture("jacoco/jacoco.xml")).expect("read"),
             None
@@ -406,10 +397,10 @@ mod tests {
     <class name="y" filename="&lol9;"><lines><line number="1" hits="0"/></lines></class>
   </classes></package>
 </packages></coverage>"#;
-        assert_eq!(totals(xml), (1, 3));
+        assert_eq!(SAMPLE.totals(xml), (1, 3));
         // An entity in a count is not a count.
         assert_eq!(
-            error(r#"<coverage lines-valid="&lol9;" lines-covered="1"/>"#),
+            SAMPLE.error(r#"<coverage lines-valid="&lol9;" lines-covered="1"/>"#),
             "line 1: invalid lines-valid=\"&lol9;\" on <coverage>: expected a count"
         );
     }
@@ -420,51 +411,55 @@ mod tests {
         // Cut inside a tag (line 30 of the report), and after a whole line.
         let cut: String = report.chars().take(1200).collect();
         assert_eq!(
-            error(&cut),
+            SAMPLE.error(&cut),
             "line 30: invalid XML: syntax error: tag not closed: `>` not found before end of input"
         );
         let lines: Vec<&str> = report.lines().take(29).collect();
         assert_eq!(
-            error(&lines.join("\n")),
+            SAMPLE.error(&lines.join("\n")),
             "line 29: unexpected end of XML inside <classes> (help: the coverage tool may have \
              been stopped before it finished writing the report)"
         );
 
         assert_eq!(
-            error(
+            SAMPLE.error(
                 "<coverage line-rate=\"1\">\n<packages><class filename=\"a\"><lines>\n<line number=\"x\" hits=\"1\"/>"
             ),
             "line 3: invalid <line number=\"x\">: expected a line number up to 10000000"
         );
         assert_eq!(
-            error("<coverage>\n<class filename=\"a\"><lines><line number=\"4\" hits=\"-1\"/>"),
+            SAMPLE
+                .error("<coverage>\n<class filename=\"a\"><lines><line number=\"4\" hits=\"-1\"/>"),
             "line 2: invalid <line hits=\"-1\">: expected a count"
         );
         assert_eq!(
-            error("<coverage><class filename=\"a\"><lines><line number=\"4\"/>"),
+            SAMPLE.error("<coverage><class filename=\"a\"><lines><line number=\"4\"/>"),
             "line 1: invalid <line hits=\"\">: expected a count"
         );
         assert_eq!(
-            error("<coverage><class><lines><line number=\"99999999999\" hits=\"1\"/>"),
+            SAMPLE.error("<coverage><class><lines><line number=\"99999999999\" hits=\"1\"/>"),
             "line 1: invalid <line number=\"99999999999\">: expected a line number up to 10000000"
         );
         assert_eq!(
-            error("<coverage lines-valid=\"3\" lines-covered=\"4\"/>"),
+            SAMPLE.error("<coverage lines-valid=\"3\" lines-covered=\"4\"/>"),
             "line 1: 4 covered lines is more than the 3 lines in total"
         );
         assert_eq!(
-            error("<coverage lines-valid=\"-3\" lines-covered=\"0\"/>"),
+            SAMPLE.error("<coverage lines-valid=\"-3\" lines-covered=\"0\"/>"),
             "line 1: invalid lines-valid=\"-3\" on <coverage>: expected a count"
         );
         assert_eq!(
-            error("<coverage lines-valid=\"99999999999999999\" lines-covered=\"0\"/>"),
+            SAMPLE.error("<coverage lines-valid=\"99999999999999999\" lines-covered=\"0\"/>"),
             "line 1: 99999999999999999 lines is more than any codebase has (the limit is \
              1000000000000)"
         );
-        let message = error("<coverage>\n<packages></package></coverage>");
+        let message = SAMPLE.error("<coverage>\n<packages></package></coverage>");
         assert!(message.starts_with("line 2: invalid XML"), "{message}");
         let deep = format!("<coverage>{}", "<a>".repeat(300));
-        assert_eq!(error(&deep), "line 1: elements nested deeper than 256");
+        assert_eq!(
+            SAMPLE.error(&deep),
+            "line 1: elements nested deeper than 256"
+        );
     }
 
     #[test]
@@ -473,7 +468,7 @@ mod tests {
         xml.push_str(&"a".repeat(65 * 1024 * 1024));
         xml.push_str("</source></sources></coverage>");
         assert_eq!(
-            error(&xml),
+            SAMPLE.error(&xml),
             "line 2: a single XML tag or text run is longer than 64 MiB"
         );
     }

@@ -121,26 +121,13 @@ impl<'de> Visitor<'de> for ReportVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::coverage::detect::Sample;
     use crate::results::detect::fixture;
 
-    fn read_str(json: &str) -> Result<Option<Coverage>, ReadError> {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("coverage.json");
-        std::fs::write(&path, json).expect("write");
-        read_file(&path)
-    }
-
-    fn totals(json: &str) -> (u64, u64) {
-        let coverage = read_str(json).expect("read").expect("a coverage.py report");
-        (coverage.lines_covered, coverage.lines_total)
-    }
-
-    fn error(json: &str) -> String {
-        let err = read_str(json).expect_err("an error").to_string();
-        err.rsplit_once("coverage.json: ")
-            .map(|(_, message)| message.to_owned())
-            .unwrap_or(err)
-    }
+    const SAMPLE: Sample = Sample {
+        file: "coverage.json",
+        reader: read_file,
+    };
 
     #[test]
     fn matches_the_total_line_of_coverage_report() {
@@ -159,28 +146,32 @@ mod tests {
         let json = r#"{"files": {"a.py": {"executed_lines": [1], "summary": {}}},
                        "meta": {"format": 3, "version": "7.17.5"},
                        "totals": {"covered_lines": 1, "num_statements": 2, "percent_covered": 50.0}}"#;
-        assert_eq!(totals(json), (1, 2));
+        assert_eq!(SAMPLE.totals(json), (1, 2));
     }
 
     #[test]
     fn without_meta_version_it_is_not_coverage_py() {
         assert_eq!(
-            read_str(r#"{"totals": {"covered_lines": 1, "num_statements": 2}}"#).expect("read"),
+            SAMPLE
+                .read(r#"{"totals": {"covered_lines": 1, "num_statements": 2}}"#)
+                .expect("read"),
             None
         );
         assert_eq!(
-            read_str(
+            SAMPLE.read(
                 r#"{"meta": {"format": 3}, "totals": {"covered_lines": 1, "num_statements": 2}}"#
             )
             .expect("read"),
             None
         );
-        assert_eq!(read_str("").expect("read"), None);
+        assert_eq!(SAMPLE.read("").expect("read"), None);
         assert_eq!(
-            read_str("{\"name\": \"x\", \"version\": \"1\"}").expect("read"),
+            SAMPLE
+                .read("{\"name\": \"x\", \"version\": \"1\"}")
+                .expect("read"),
             None
         );
-        assert_eq!(read_str("\u{0}{").expect("read"), None);
+        assert_eq!(SAMPLE.read("\u{0}{").expect("read"), None);
         assert_eq!(
             read_file(&fixture("istanbul/jest-summary.json")).expect("read"),
             None
@@ -191,41 +182,43 @@ mod tests {
     fn broken_reports_name_the_line() {
         let full = std::fs::read_to_string(fixture("coveragepy/coverage.json")).expect("fixture");
         let cut: String = full.chars().take(300).collect();
-        let message = error(&cut);
+        let message = SAMPLE.error(&cut);
         assert!(
             message.starts_with("line 1: unexpected end of JSON: EOF while parsing"),
             "{message}"
         );
         assert_eq!(
-            error(
+            SAMPLE.error(
                 "{\"meta\": {\"version\": \"7\"},\n\"totals\": {\"covered_lines\": \"3\", \"num_statements\": 4}}"
             ),
             "line 2: column 31: invalid type: string \"3\", expected u64"
         );
         assert_eq!(
-            error(
+            SAMPLE.error(
                 "{\"meta\": {\"version\": \"7\"},\n\"totals\": {\"covered_lines\": 5, \"num_statements\": 4}}"
             ),
             "line 2: column 52: totals: 5 covered lines is more than the 4 lines in total"
         );
         assert_eq!(
-            error(
+            SAMPLE.error(
                 "{\"meta\": {\"version\": \"7\"}, \"totals\": {\"covered_lines\": -1, \"num_statements\": 4}}"
             ),
             "line 1: column 58: invalid value: integer `-1`, expected u64"
         );
-        let message = error("{\"meta\": {\"version\": \"7\"},\n\"files\": {}\n}");
+        let message = SAMPLE.error("{\"meta\": {\"version\": \"7\"},\n\"files\": {}\n}");
         assert_eq!(
             message,
             "line 3: column 1: the report has no \"totals\" object (help: write it with `coverage json`)"
         );
-        let message =
-            error("{\"meta\": \"7.1\", \"totals\": {\"covered_lines\": 1, \"num_statements\": 1}}");
+        let message = SAMPLE.error(
+            "{\"meta\": \"7.1\", \"totals\": {\"covered_lines\": 1, \"num_statements\": 1}}",
+        );
         assert!(
             message.contains("invalid type: string \"7.1\", expected struct Meta"),
             "{message}"
         );
-        let message = error("{\"meta\": {\"version\": \"7\"}, \"totals\": {\"covered_lines\": 1}}");
+        let message =
+            SAMPLE.error("{\"meta\": {\"version\": \"7\"}, \"totals\": {\"covered_lines\": 1}}");
         assert!(
             message.contains("missing field `num_statements`"),
             "{message}"

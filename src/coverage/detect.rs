@@ -361,6 +361,38 @@ fn json_error(path: &Path, error: &serde_json::Error) -> ReadError {
     ReadError::malformed(WHAT, path, error.line().max(1) as u64, message)
 }
 
+/// Coverage text written to a file and read by one reader, for the readers' tests.
+#[cfg(test)]
+pub(crate) struct Sample {
+    /// The file name the text is written under (and that errors name).
+    pub(crate) file: &'static str,
+    pub(crate) reader: fn(&Path) -> Result<Option<Coverage>, ReadError>,
+}
+
+#[cfg(test)]
+impl Sample {
+    pub(crate) fn read(&self, text: &str) -> Result<Option<Coverage>, ReadError> {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join(self.file);
+        std::fs::write(&path, text).expect("write");
+        (self.reader)(&path)
+    }
+
+    /// Covered and total lines of text that must read as a report.
+    pub(crate) fn totals(&self, text: &str) -> (u64, u64) {
+        let coverage = self.read(text).expect("read").expect("a coverage report");
+        (coverage.lines_covered, coverage.lines_total)
+    }
+
+    /// The message of the error text must give, after the file name.
+    pub(crate) fn error(&self, text: &str) -> String {
+        let err = self.read(text).expect_err("an error").to_string();
+        err.rsplit_once(&format!("{}: ", self.file))
+            .map(|(_, message)| message.to_owned())
+            .unwrap_or(err)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

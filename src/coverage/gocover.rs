@@ -245,6 +245,7 @@ fn union_len(ranges: &mut [(u32, u32)]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::coverage::detect::Sample;
     use crate::results::detect::fixture;
 
     fn profile(rel: &str) -> Profile {
@@ -253,24 +254,10 @@ mod tests {
             .expect("a coverprofile")
     }
 
-    fn read_str(text: &str) -> Result<Option<Coverage>, ReadError> {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("c.out");
-        std::fs::write(&path, text).expect("write");
-        read_file(&path)
-    }
-
-    fn totals(text: &str) -> (u64, u64) {
-        let coverage = read_str(text).expect("read").expect("a coverprofile");
-        (coverage.lines_covered, coverage.lines_total)
-    }
-
-    fn error(text: &str) -> String {
-        let err = read_str(text).expect_err("an error").to_string();
-        err.rsplit_once("c.out: ")
-            .map(|(_, message)| message.to_owned())
-            .unwrap_or(err)
-    }
+    const SAMPLE: Sample = Sample {
+        file: "c.out",
+        reader: read_file,
+    };
 
     /// Go's `-func` total, "66.7%" and the like, as a ratio of statements.
     fn percent(statements: (u64, u64)) -> String {
@@ -313,13 +300,13 @@ mod tests {
             a.go:1.1,3.2 2 1\n\
             C:\\src\\dir with space\\b.go:1.1,2.1 1 0\n";
         // a.go: lines 1–5 and 10, of which 1–3 (merged block ran) and 10; b.go: lines 1–2.
-        assert_eq!(totals(text), (4, 8));
+        assert_eq!(SAMPLE.totals(text), (4, 8));
     }
 
     #[test]
     fn huge_spans_cost_no_memory() {
         assert_eq!(
-            totals("mode: set\nx.go:1.1,10000000.1 1 1\n"),
+            SAMPLE.totals("mode: set\nx.go:1.1,10000000.1 1 1\n"),
             (10_000_000, 10_000_000)
         );
         assert_eq!(union_len(&mut [(1, 3), (2, 2), (5, 6), (4, 4), (9, 9)]), 7);
@@ -328,9 +315,9 @@ mod tests {
 
     #[test]
     fn other_files_are_not_profiles() {
-        assert_eq!(read_str("").expect("read"), None);
+        assert_eq!(SAMPLE.read("").expect("read"), None);
         assert_eq!(
-            read_str("mode: set").expect("read"),
+            SAMPLE.read("mode: set").expect("read"),
             Some(Coverage {
                 format: CoverageFormat::GoCover,
                 lines_covered: 0,
@@ -338,11 +325,11 @@ mod tests {
             })
         );
         assert_eq!(
-            read_str("x.go:1.1,2.1 1 1\nmode: set\n").expect("read"),
+            SAMPLE.read("x.go:1.1,2.1 1 1\nmode: set\n").expect("read"),
             None
         );
-        assert_eq!(read_str("model: set\n").expect("read"), None);
-        assert_eq!(read_str("\u{0}mode: set").expect("read"), None);
+        assert_eq!(SAMPLE.read("model: set\n").expect("read"), None);
+        assert_eq!(SAMPLE.read("\u{0}mode: set").expect("read"), None);
         assert_eq!(
             read_file(&fixture("gocover/set.func.txt")).expect("read"),
             None
@@ -392,16 +379,16 @@ mod tests {
             ),
         ] {
             assert_eq!(
-                error(text),
+                SAMPLE.error(text),
                 format!("line 2: {message}: {expected}"),
                 "{text}"
             );
         }
         assert_eq!(
-            error("mode: set\n\nmode: fast\n"),
+            SAMPLE.error("mode: set\n\nmode: fast\n"),
             "line 3: unknown coverage mode \"fast\": expected set, count or atomic"
         );
-        let message = error("mode: set\na.go:1.1,2.1 1 1\na.go:1.1,2.1 2 1\n");
+        let message = SAMPLE.error("mode: set\na.go:1.1,2.1 1 1\na.go:1.1,2.1 2 1\n");
         assert!(
             message.starts_with("line 3: block \"a.go:1.1,2.1 2 1\" has 2 statements, but 1"),
             "{message}"
@@ -410,7 +397,7 @@ mod tests {
         let full = std::fs::read_to_string(fixture("gocover/set.out")).expect("fixture");
         let cut: String = full.chars().take(150).collect();
         assert_eq!(
-            error(&cut),
+            SAMPLE.error(&cut),
             format!("line 4: invalid block \"example.c\": no statement count: {expected}")
         );
     }

@@ -222,6 +222,7 @@ impl Visitor<'_> for HitVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::coverage::detect::Sample;
     use crate::results::detect::fixture;
 
     fn read(rel: &str) -> (u64, u64) {
@@ -232,24 +233,10 @@ mod tests {
         (coverage.lines_covered, coverage.lines_total)
     }
 
-    fn read_str(json: &str) -> Result<Option<Coverage>, ReadError> {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("coverage.json");
-        std::fs::write(&path, json).expect("write");
-        read_file(&path)
-    }
-
-    fn totals(json: &str) -> (u64, u64) {
-        let coverage = read_str(json).expect("read").expect("an istanbul report");
-        (coverage.lines_covered, coverage.lines_total)
-    }
-
-    fn error(json: &str) -> String {
-        let err = read_str(json).expect_err("an error").to_string();
-        err.rsplit_once("coverage.json: ")
-            .map(|(_, message)| message.to_owned())
-            .unwrap_or(err)
-    }
+    const SAMPLE: Sample = Sample {
+        file: "coverage.json",
+        reader: read_file,
+    };
 
     #[test]
     fn summaries_match_the_text_summary() {
@@ -280,13 +267,13 @@ mod tests {
 }"#;
         // a.js: line 1 (one of two statements ran), 2 ran, 3 did not; the count for a
         // statement missing from the map is passed over, as istanbul does. b.js: line 7 missed.
-        assert_eq!(totals(json), (2, 4));
+        assert_eq!(SAMPLE.totals(json), (2, 4));
     }
 
     #[test]
     fn per_file_summary_entries_are_not_added_to_the_total() {
         assert_eq!(
-            totals(
+            SAMPLE.totals(
                 r#"{"total": {"lines": {"total": 0, "covered": 0, "skipped": 0, "pct": "Unknown"}},
                     "/x.js": {"lines": {"total": 3, "covered": 3, "pct": 100}}}"#
             ),
@@ -296,14 +283,16 @@ mod tests {
 
     #[test]
     fn other_json_is_not_istanbul() {
-        assert_eq!(read_str("").expect("read"), None);
-        assert_eq!(read_str("{}").expect("read"), None);
-        assert_eq!(read_str("[{\"statementMap\": {}}]").expect("read"), None);
+        assert_eq!(SAMPLE.read("").expect("read"), None);
+        assert_eq!(SAMPLE.read("{}").expect("read"), None);
+        assert_eq!(SAMPLE.read("[{\"statementMap\": {}}]").expect("read"), None);
         assert_eq!(
-            read_str(r#"{"name": "x", "total": 3, "lines": {"total": 1}}"#).expect("read"),
+            SAMPLE
+                .read(r#"{"name": "x", "total": 3, "lines": {"total": 1}}"#)
+                .expect("read"),
             None
         );
-        assert_eq!(read_str("\u{0}\u{1}{\u{2}").expect("read"), None);
+        assert_eq!(SAMPLE.read("\u{0}\u{1}{\u{2}").expect("read"), None);
         assert_eq!(
             read_file(&fixture("coveragepy/coverage.json")).expect("read"),
             None
@@ -315,56 +304,57 @@ mod tests {
         let summary =
             std::fs::read_to_string(fixture("istanbul/jest-summary.json")).expect("fixture");
         let cut: String = summary.chars().take(400).collect();
-        let message = error(&cut);
+        let message = SAMPLE.error(&cut);
         assert!(
             message.starts_with("line 2: unexpected end of JSON: EOF while parsing"),
             "{message}"
         );
         assert_eq!(
-            error("{\"total\": {\"lines\": {\"total\": 10,\n \"covered\": \"7\"}}}"),
+            SAMPLE.error("{\"total\": {\"lines\": {\"total\": 10,\n \"covered\": \"7\"}}}"),
             "line 2: column 15: invalid type: string \"7\", expected u64"
         );
         assert_eq!(
-            error("{\"total\": {\"lines\": {\"total\": 10, \"covered\": -1}}}"),
+            SAMPLE.error("{\"total\": {\"lines\": {\"total\": 10, \"covered\": -1}}}"),
             "line 1: column 48: invalid value: integer `-1`, expected u64"
         );
         assert_eq!(
-            error("{\"total\": {\"lines\": {\"total\": 10, \"covered\": 2.5}}}"),
+            SAMPLE.error("{\"total\": {\"lines\": {\"total\": 10, \"covered\": 2.5}}}"),
             "line 1: column 49: invalid type: floating point `2.5`, expected u64"
         );
-        let message = error("{\"total\": {\"lines\": {\"total\": 10,\n\"covered\": 11}}}");
+        let message = SAMPLE.error("{\"total\": {\"lines\": {\"total\": 10,\n\"covered\": 11}}}");
         assert_eq!(
             message,
             "line 2: column 15: total.lines: 11 covered lines is more than the 10 lines in total"
         );
-        let message = error("{\"total\": {\"lines\": {\"total\": 1e300, \"covered\": 1}}}");
+        let message = SAMPLE.error("{\"total\": {\"lines\": {\"total\": 1e300, \"covered\": 1}}}");
         assert!(message.contains("expected u64"), "{message}");
         let message =
-            error("{\"total\": {\"lines\": {\"total\": 99999999999999, \"covered\": 1}}}");
+            SAMPLE.error("{\"total\": {\"lines\": {\"total\": 99999999999999, \"covered\": 1}}}");
         assert!(
             message.ends_with(
                 "99999999999999 lines is more than any codebase has (the limit is 1000000000000)"
             ),
             "{message}"
         );
-        let message = error("{\"total\": {\"statements\": {\"total\": 1, \"covered\": 1}}}");
+        let message = SAMPLE.error("{\"total\": {\"statements\": {\"total\": 1, \"covered\": 1}}}");
         assert!(message.contains("missing field `lines`"), "{message}");
-        let message =
-            error(r#"{"/a.js": {"statementMap": {"0": {"start": {"line": 1}}}, "s": {"0": -2}}}"#);
+        let message = SAMPLE
+            .error(r#"{"/a.js": {"statementMap": {"0": {"start": {"line": 1}}}, "s": {"0": -2}}}"#);
         assert!(message.contains("negative execution count -2"), "{message}");
-        let message = error(
+        let message = SAMPLE.error(
             r#"{"/a.js": {"statementMap": {"0": {"start": {"line": 4294967296}}}, "s": {}}}"#,
         );
         assert!(
             message.contains("line 4294967296 is beyond 10000000"),
             "{message}"
         );
-        let message = error(r#"{"/a.js": {"statementMap": [], "s": {}}}"#);
+        let message = SAMPLE.error(r#"{"/a.js": {"statementMap": [], "s": {}}}"#);
         assert!(
             message.contains("invalid type: sequence, expected a map"),
             "{message}"
         );
-        let message = error("{\"total\": {\"lines\": {\"total\": 1, \"covered\": 1}}} trailing");
+        let message =
+            SAMPLE.error("{\"total\": {\"lines\": {\"total\": 1, \"covered\": 1}}} trailing");
         assert!(message.contains("trailing characters"), "{message}");
     }
 
@@ -377,13 +367,13 @@ mod tests {
             "[".repeat(100_000),
             "]".repeat(100_000)
         );
-        assert_eq!(totals(&skipped), (0, 0));
+        assert_eq!(SAMPLE.totals(&skipped), (0, 0));
         let wrapped = format!(
             "{{\"/a.js\": {{\"statementMap\": {{}}, {}{}}}}}",
             "\"data\": {".repeat(100_000),
             "}".repeat(100_000)
         );
-        let message = error(&wrapped);
+        let message = SAMPLE.error(&wrapped);
         assert!(message.contains("recursion limit exceeded"), "{message}");
     }
 }

@@ -191,6 +191,7 @@ impl Jacoco {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::coverage::detect::Sample;
     use crate::results::detect::fixture;
 
     fn read(rel: &str) -> (u64, u64) {
@@ -201,24 +202,10 @@ mod tests {
         (coverage.lines_covered, coverage.lines_total)
     }
 
-    fn read_str(xml: &str) -> Result<Option<Coverage>, ReadError> {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("jacoco.xml");
-        std::fs::write(&path, xml).expect("write");
-        read_file(&path)
-    }
-
-    fn totals(xml: &str) -> (u64, u64) {
-        let coverage = read_str(xml).expect("read").expect("a JaCoCo report");
-        (coverage.lines_covered, coverage.lines_total)
-    }
-
-    fn error(xml: &str) -> String {
-        let err = read_str(xml).expect_err("an error").to_string();
-        err.rsplit_once("jacoco.xml: ")
-            .map(|(_, message)| message.to_owned())
-            .unwrap_or(err)
-    }
+    const SAMPLE: Sample = Sample {
+        file: "jacoco.xml",
+        reader: read_file,
+    };
 
     const DOCTYPE: &str = r#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?><!DOCTYPE report PUBLIC "-//JACOCO//DTD Report 1.1//EN" "report.dtd">"#;
 
@@ -245,7 +232,7 @@ mod tests {
 <counter type="LINE" missed="1" covered="1"/></package><counter type="LINE" missed="1" covered="1"/></group>
 <counter type="INSTRUCTION" missed="5" covered="50"/><counter type="LINE" missed="3" covered="9"/></report>"#
         );
-        assert_eq!(totals(&xml), (9, 12));
+        assert_eq!(SAMPLE.totals(&xml), (9, 12));
     }
 
     #[test]
@@ -253,20 +240,21 @@ mod tests {
         let xml = format!(
             r#"{DOCTYPE}<report name="x"><sessioninfo id="s" start="1" dump="2"/></report>"#
         );
-        assert_eq!(totals(&xml), (0, 0));
+        assert_eq!(SAMPLE.totals(&xml), (0, 0));
     }
 
     #[test]
     fn other_reports_are_not_jacoco() {
         // EMMA's report has the same root name and no counters.
         assert_eq!(
-            read_str(r#"<report><stats><packages value="1"/></stats><data/></report>"#)
+            SAMPLE
+                .read(r#"<report><stats><packages value="1"/></stats><data/></report>"#)
                 .expect("read"),
             None
         );
-        assert_eq!(read_str("").expect("read"), None);
-        assert_eq!(read_str("<coverage/>").expect("read"), None);
-        assert_eq!(read_str("\u{0}\u{1}\u{2}").expect("read"), None);
+        assert_eq!(SAMPLE.read("").expect("read"), None);
+        assert_eq!(SAMPLE.read("<coverage/>").expect("read"), None);
+        assert_eq!(SAMPLE.read("\u{0}\u{1}\u{2}").expect("read"), None);
         assert_eq!(
             read_file(&fixture("cobertura/gcovr.xml")).expect("read"),
             None
@@ -289,9 +277,11 @@ mod tests {
 <report name="&lol6;&xxe;"><package name="&lol6;">&lol6;
 <sourcefile name="&xxe;"><counter type="LINE" missed="2" covered="3"/></sourcefile>
 </package></report>"#;
-        assert_eq!(totals(xml), (3, 5));
+        assert_eq!(SAMPLE.totals(xml), (3, 5));
         assert_eq!(
-            error("<report>\n<counter type=\"LINE\" missed=\"&lol;\" covered=\"1\"/></report>"),
+            SAMPLE.error(
+                "<report>\n<counter type=\"LINE\" missed=\"&lol;\" covered=\"1\"/></report>"
+            ),
             "line 2: invalid LINE <counter missed=\"&lol;\">: expected a count"
         );
     }
@@ -300,24 +290,24 @@ mod tests {
     fn broken_reports_name_the_line() {
         let full = std::fs::read_to_string(fixture("jacoco/jacoco.xml")).expect("fixture");
         let truncated: String = full.chars().take(2000).collect();
-        let message = error(&truncated);
+        let message = SAMPLE.error(&truncated);
         // JaCoCo writes the whole report on one line.
         assert!(message.starts_with("line 1: "), "{message}");
 
         assert_eq!(
-            error("<report>\n<counter type=\"LINE\" missed=\"-1\" covered=\"3\"/></report>"),
+            SAMPLE.error("<report>\n<counter type=\"LINE\" missed=\"-1\" covered=\"3\"/></report>"),
             "line 2: invalid LINE <counter missed=\"-1\">: expected a count"
         );
         assert_eq!(
-            error("<report><counter type=\"LINE\" covered=\"3\"/></report>"),
+            SAMPLE.error("<report><counter type=\"LINE\" covered=\"3\"/></report>"),
             "line 1: invalid LINE <counter missed=\"\">: expected a count"
         );
         assert_eq!(
-            error("<report><counter type=\"LINE\" missed=\"1\" covered=\"3.5\"/></report>"),
+            SAMPLE.error("<report><counter type=\"LINE\" missed=\"1\" covered=\"3.5\"/></report>"),
             "line 1: invalid LINE <counter covered=\"3.5\">: expected a count"
         );
         assert_eq!(
-            error(
+            SAMPLE.error(
                 "<report><counter type=\"LINE\" missed=\"18446744073709551615\" \
                  covered=\"18446744073709551615\"/></report>"
             ),
@@ -326,7 +316,7 @@ mod tests {
         );
         // A counter of another type is not looked at.
         assert_eq!(
-            totals("<report><counter type=\"BRANCH\" missed=\"x\" covered=\"y\"/></report>"),
+            SAMPLE.totals("<report><counter type=\"BRANCH\" missed=\"x\" covered=\"y\"/></report>"),
             (0, 0)
         );
     }
