@@ -118,7 +118,7 @@ fn report(reader: &str, path: &Path, started: Instant, counts: String) -> Result
     let secs = started.elapsed().as_secs_f64();
     let bytes = path.metadata()?.len() as f64;
     println!(
-        "{reader}: {counts} in {secs:.2} s = {:.0} MB/s, peak RSS {} MB",
+        "{reader}: {counts} in {secs:.3} s = {:.0} MB/s, peak RSS {} MB",
         bytes / secs / 1e6,
         peak_rss_kb() / 1024
     );

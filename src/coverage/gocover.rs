@@ -3,13 +3,13 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::BufReader;
 use std::path::Path;
 
 use super::detect::{MAX_LINE_NUMBER, WHAT, check_counts, read_head, shown};
 use super::model::{Coverage, CoverageFormat};
 use crate::results::ReadError;
-use crate::results::detect::{Lines, strip_bom};
+use crate::results::detect::strip_bom;
+use crate::results::lines::text_lines;
 
 const MODES: [&str; 3] = ["set", "count", "atomic"];
 
@@ -70,9 +70,7 @@ struct Profile {
 
 fn read_profile(path: &Path) -> Result<Option<Profile>, ReadError> {
     let file = File::open(path).map_err(|e| ReadError::io(WHAT, path, e))?;
-    let mut lines = Lines::new(BufReader::new(crate::results::encoding::Utf8Reader::new(
-        file,
-    )));
+    let mut lines = text_lines(file).map_err(|e| ReadError::io(WHAT, path, e))?;
     let mut profile = Profile {
         files: HashMap::new(),
         last_line: 0,

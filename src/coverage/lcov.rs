@@ -3,13 +3,13 @@
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::io::BufReader;
 use std::path::Path;
 
 use super::detect::{WHAT, check_counts, read_head};
 use super::model::{Coverage, CoverageFormat};
 use crate::results::ReadError;
-use crate::results::detect::{Lines, strip_bom};
+use crate::results::detect::strip_bom;
+use crate::results::lines::text_lines;
 
 /// The record types lcov defines; a line of any other shape before the first `SF:`/`TN:` means
 /// the file is not lcov.
@@ -64,9 +64,7 @@ struct Record {
 
 fn read_lcov(path: &Path) -> Result<Option<Coverage>, ReadError> {
     let file = File::open(path).map_err(|e| ReadError::io(WHAT, path, e))?;
-    let mut lines = Lines::new(BufReader::new(crate::results::encoding::Utf8Reader::new(
-        file,
-    )));
+    let mut lines = text_lines(file).map_err(|e| ReadError::io(WHAT, path, e))?;
     let mut files: HashMap<String, FileLines> = HashMap::new();
     let mut record: Option<Record> = None;
     let mut detected = false;

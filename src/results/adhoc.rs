@@ -479,7 +479,8 @@ fn is_tally(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::detect::{Lines, fixture, read_output, terminal_text};
+    use crate::results::detect::{fixture, read_output, terminal_text};
+    use crate::results::lines::Lines;
     use crate::results::model::FailureKind;
 
     fn read(text: &str) -> Option<TestRun> {

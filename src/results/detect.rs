@@ -3,20 +3,17 @@
 
 use std::borrow::Cow;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, Read};
 use std::path::Path;
 
 use super::error::ReadError;
 use super::line_reader::{self, Detector};
+use super::lines::text_lines;
 use super::model::{ReportFormat, TestRun};
 use super::{jest, junit, mocha};
 
 /// How much of a file is looked at to decide what it is.
 pub(crate) const SNIFF_BYTES: usize = 8 * 1024;
-
-/// The longest line a reader keeps; the rest of a longer line is skipped, so one runaway line
-/// (a minified bundle, a binary blob) cannot take the memory with it.
-pub(crate) const MAX_LINE_BYTES: usize = 1024 * 1024;
 
 /// Names, suites and paths of kept failures are cut to this many bytes.
 pub(crate) const MAX_NAME_BYTES: usize = 1024;
@@ -95,7 +92,7 @@ fn read_lines(
         Err(e) if what == WHAT_OUTPUT && e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(ReadError::io(what, path, e)),
     };
-    let mut lines = Lines::new(BufReader::new(super::encoding::Utf8Reader::new(file)));
+    let mut lines = text_lines(file).map_err(|e| ReadError::io(what, path, e))?;
     while let Some(line) = lines
         .next_line()
         .map_err(|e| ReadError::io(what, path, e))?
@@ -204,6 +201,10 @@ pub(crate) fn strip_bom(bytes: &[u8]) -> &[u8] {
 /// What a terminal would show of one captured line: colour codes removed, and of text rewritten
 /// in place with `\r` (progress counters) only the last rewrite.
 pub(crate) fn terminal_text(line: &str) -> Cow<'_, str> {
+    // One scan for the common case of a plain line.
+    if memchr::memchr3(0x1b, 0x9b, b'\r', line.as_bytes()).is_none() {
+        return Cow::Borrowed(line);
+    }
     match strip_ansi(line) {
         Cow::Borrowed(s) => Cow::Borrowed(after_last_cr(s)),
         Cow::Owned(s) => {
@@ -299,79 +300,6 @@ fn skip_string_sequence(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
     }
 }
 
-/// Lines of a text stream, at most [`MAX_LINE_BYTES`] each (the rest skipped), decoded lossily,
-/// without the line ending or a leading BOM.
-pub(crate) struct Lines<R> {
-    reader: R,
-    raw: Vec<u8>,
-    text: String,
-    number: u64,
-}
-
-impl<R: BufRead> Lines<R> {
-    pub(crate) fn new(reader: R) -> Self {
-        Self {
-            reader,
-            raw: Vec::new(),
-            text: String::new(),
-            number: 0,
-        }
-    }
-
-    pub(crate) fn next_line(&mut self) -> io::Result<Option<&str>> {
-        if !read_line_capped(&mut self.reader, &mut self.raw, MAX_LINE_BYTES)? {
-            return Ok(None);
-        }
-        self.number += 1;
-        let mut bytes = self.raw.as_slice();
-        if self.number == 1 {
-            bytes = strip_bom(bytes);
-        }
-        if let Some(without_cr) = bytes.strip_suffix(b"\r") {
-            bytes = without_cr;
-        }
-        self.text.clear();
-        // `from_utf8` is the vectorised check; the lossy path only for the rare broken line.
-        match std::str::from_utf8(bytes) {
-            Ok(text) => self.text.push_str(text),
-            Err(_) => self.text.push_str(&String::from_utf8_lossy(bytes)),
-        }
-        Ok(Some(&self.text))
-    }
-}
-
-/// Read one line into `out` (without the `\n`), keeping at most `cap` bytes of it and
-/// consuming the rest. Returns false at end of input.
-fn read_line_capped<R: BufRead>(reader: &mut R, out: &mut Vec<u8>, cap: usize) -> io::Result<bool> {
-    out.clear();
-    let mut read_any = false;
-    loop {
-        let available = match reader.fill_buf() {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if available.is_empty() {
-            return Ok(read_any);
-        }
-        read_any = true;
-        let newline = available.iter().position(|&b| b == b'\n');
-        let chunk_len = newline.unwrap_or(available.len());
-        let keep = chunk_len.min(cap.saturating_sub(out.len()));
-        out.extend_from_slice(available.get(..keep).unwrap_or_default());
-        match newline {
-            Some(i) => {
-                reader.consume(i + 1);
-                return Ok(true);
-            }
-            None => {
-                let len = available.len();
-                reader.consume(len);
-            }
-        }
-    }
-}
-
 /// A committed report fixture, for the readers' tests.
 #[cfg(test)]
 pub(crate) fn fixture(rel: &str) -> std::path::PathBuf {
@@ -406,24 +334,6 @@ mod tests {
             "✓ done"
         );
         assert_eq!(terminal_text("no rewrite"), "no rewrite");
-    }
-
-    #[test]
-    fn long_lines_are_cut_and_the_rest_skipped() {
-        let mut input = vec![b'a'; MAX_LINE_BYTES + 10];
-        input.extend_from_slice(b"\r\nnext\n");
-        let mut lines = Lines::new(io::Cursor::new(input));
-        let first = lines.next_line().expect("read").expect("line").len();
-        assert_eq!(first, MAX_LINE_BYTES);
-        assert_eq!(lines.next_line().expect("read"), Some("next"));
-        assert_eq!(lines.next_line().expect("read"), None);
-    }
-
-    #[test]
-    fn the_bom_and_crlf_are_not_part_of_the_text() {
-        let mut lines = Lines::new(io::Cursor::new(b"\xEF\xBB\xBFTAP version 13\r\nok 1\n"));
-        assert_eq!(lines.next_line().expect("read"), Some("TAP version 13"));
-        assert_eq!(lines.next_line().expect("read"), Some("ok 1"));
     }
 
     #[test]

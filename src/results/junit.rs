@@ -13,9 +13,12 @@ use super::detect::{MAX_NAME_BYTES, WHAT_REPORT};
 use super::error::ReadError;
 use super::model::{
     MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase, TestRun,
-    classify_failure, truncate_utf8,
+    classify_failure, push_truncated, truncate_utf8,
 };
 use crate::xml_input::{Capped, TooLong, line_at};
+
+/// The name of a `<testcase>` without one.
+const UNNAMED: &str = "unnamed test case";
 
 /// Deeper nesting is refused: real reports nest a few levels, hostile ones to exhaust memory.
 const MAX_DEPTH: usize = 256;
@@ -38,23 +41,65 @@ pub(crate) fn read_file(path: &Path) -> Result<Option<TestRun>, ReadError> {
     }
 }
 
-/// A case read, and what identifies it among its siblings.
+/// A case read, held back until the next one shows whether it was an earlier attempt of the
+/// same test. Its identity is in [`Junit::attempt_id`].
 struct Attempt {
-    case: TestCase,
-    /// `None` for an unnamed case, which is never taken for another attempt of anything.
-    identity: Option<Identity>,
+    outcome: Outcome,
+    /// Built only for a failure: a million passing cases allocate nothing.
+    failure: Option<TestCase>,
     /// An earlier attempt failed: a `flakyFailure`/`flakyError`, or a sibling written before.
     failed_before: bool,
 }
 
-/// A case's attributes as written: equal for two attempts of one test.
-#[derive(PartialEq, Eq)]
+/// A case's attributes as written: equal for two attempts of one test. The buffers are reused
+/// from one case to the next.
+#[derive(Default, PartialEq, Eq)]
 struct Identity {
-    classname: Option<String>,
-    name: String,
-    file: Option<String>,
+    classname: Field,
+    name: Field,
+    file: Field,
     line: Option<u32>,
 }
+
+impl Identity {
+    fn clear(&mut self) {
+        self.classname.clear();
+        self.name.clear();
+        self.file.clear();
+        self.line = None;
+    }
+}
+
+/// An attribute value that may be absent, in a buffer kept across cases.
+#[derive(Default)]
+struct Field {
+    value: String,
+    present: bool,
+}
+
+impl Field {
+    fn get(&self) -> Option<&str> {
+        self.present.then_some(self.value.as_str())
+    }
+
+    fn set(&mut self, value: &str) {
+        self.value.clear();
+        push_truncated(&mut self.value, value, MAX_NAME_BYTES);
+        self.present = true;
+    }
+
+    fn clear(&mut self) {
+        self.present = false;
+    }
+}
+
+impl PartialEq for Field {
+    fn eq(&self, other: &Self) -> bool {
+        self.get() == other.get()
+    }
+}
+
+impl Eq for Field {}
 
 /// Why reading stopped early.
 enum Stop {
@@ -68,13 +113,15 @@ enum Stop {
 
 struct Junit {
     run: TestRun,
-    /// Local names of the open elements, outermost first.
-    open: Vec<String>,
+    open: OpenElements,
     suites: Vec<Suite>,
     case: Option<Case>,
+    /// The case last closed, its buffers kept for the next one.
+    spare: Option<Case>,
     /// The last case read, held back until the next one shows whether it was an earlier
     /// attempt of the same test.
     attempt: Option<Attempt>,
+    attempt_id: Identity,
     root_is_testsuites: bool,
     /// `<testsuites name>`: pytest names it "pytest tests" whatever `junit_suite_name` says.
     root_name: Option<String>,
@@ -90,12 +137,46 @@ struct Suite {
     file: Option<String>,
 }
 
+/// Local names of the open elements, outermost first, in one buffer: opening an element
+/// allocates nothing.
+#[derive(Default)]
+struct OpenElements {
+    names: String,
+    starts: Vec<usize>,
+}
+
+impl OpenElements {
+    fn len(&self) -> usize {
+        self.starts.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.starts.is_empty()
+    }
+
+    fn last(&self) -> Option<&str> {
+        self.names.get(*self.starts.last()?..)
+    }
+
+    fn push(&mut self, name: &str) {
+        self.starts.push(self.names.len());
+        self.names.push_str(name);
+    }
+
+    fn pop(&mut self) -> bool {
+        match self.starts.pop() {
+            Some(start) => {
+                self.names.truncate(start);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
 struct Case {
     depth: usize,
-    name: Option<String>,
-    classname: Option<String>,
-    file: Option<String>,
-    line: Option<u32>,
+    id: Identity,
     duration_ms: Option<u64>,
     outcome: Outcome,
     /// A Surefire/nextest `flakyFailure` or `flakyError`: an earlier attempt failed.
@@ -115,10 +196,12 @@ impl Junit {
     fn new() -> Self {
         Self {
             run: TestRun::new(ReportFormat::Junit),
-            open: Vec::new(),
+            open: OpenElements::default(),
             suites: Vec::new(),
             case: None,
+            spare: None,
             attempt: None,
+            attempt_id: Identity::default(),
             root_is_testsuites: false,
             root_name: None,
             root_time: None,
@@ -205,7 +288,8 @@ impl Junit {
 
     /// Returns false when the root element says this is not a JUnit report.
     fn open_element(&mut self, e: &BytesStart<'_>, position: u64) -> Result<bool, Stop> {
-        let name = e.local_name().as_ref().to_owned();
+        let local = e.local_name();
+        let name: &str = local.as_ref();
         let depth = self.open.len();
         if depth >= MAX_DEPTH {
             return Err(Stop::Malformed {
@@ -213,7 +297,7 @@ impl Junit {
                 message: format!("elements nested deeper than {MAX_DEPTH}"),
             });
         }
-        match name.as_str() {
+        match name {
             "testsuites" if depth == 0 => {
                 let attrs = Attrs::read(e);
                 self.root_is_testsuites = true;
@@ -237,24 +321,10 @@ impl Junit {
             }
             _ if depth == 0 => return Ok(false),
             "testcase" if self.case.is_none() => {
-                let attrs = Attrs::read(e);
-                self.cases_time = add(self.cases_time, attrs.time);
-                self.case = Some(Case {
-                    depth,
-                    name: attrs.name,
-                    classname: attrs.classname,
-                    file: attrs.file,
-                    line: attrs.line,
-                    duration_ms: attrs.time,
-                    outcome: Outcome::Passed,
-                    flaky: false,
-                    keep: self.run.failures.len() < MAX_KEPT_FAILURES,
-                    in_failure: false,
-                    failure_attr: None,
-                    failure_text: String::new(),
-                    message: String::new(),
-                    types: String::new(),
-                });
+                let mut case = self.spare.take().unwrap_or_else(Case::new);
+                case.start(e, depth, self.run.failures.len() < MAX_KEPT_FAILURES);
+                self.cases_time = add(self.cases_time, case.duration_ms);
+                self.case = Some(case);
             }
             // Only direct children of the case decide its outcome. Surefire's (and nextest's)
             // `flakyFailure`/`flakyError` and `rerunFailure`/`rerunError` are earlier attempts,
@@ -299,13 +369,13 @@ impl Junit {
 
     /// Returns true when the root element closed.
     fn close_element(&mut self) -> bool {
-        let Some(name) = self.open.pop() else {
+        let closes_failure = matches!(self.open.last(), Some("failure" | "error"));
+        if !self.open.pop() {
             return true;
-        };
+        }
         let depth = self.open.len();
         if let Some(case) = &mut self.case {
-            if case.in_failure && case.depth + 1 == depth && (name == "failure" || name == "error")
-            {
+            if case.in_failure && case.depth + 1 == depth && closes_failure {
                 case.end_failure();
             }
             if case.depth == depth {
@@ -333,24 +403,58 @@ impl Junit {
     }
 
     fn end_case(&mut self) {
-        let Some(case) = self.case.take() else {
+        let Some(mut case) = self.case.take() else {
             return;
         };
-        let identity = case.name.clone().map(|name| Identity {
-            classname: case.classname.clone(),
-            name,
-            file: case.file.clone(),
-            line: case.line,
+        // pytest-rerunfailures writes every attempt as a `<testcase>` of its own, the earlier
+        // ones with no outcome element: such a case followed by a sibling with the same
+        // classname, name, file and line was an attempt that failed, and only the last counts.
+        // A sibling that failed or was skipped is never folded into the next one (Gradle's
+        // retry, or two tests that share a name): a failure is never hidden. An unnamed case
+        // is never taken for another attempt of anything.
+        let mut failed_before = case.flaky;
+        match self.attempt.take() {
+            Some(earlier)
+                if case.id.name.present
+                    && earlier.outcome == Outcome::Passed
+                    && self.attempt_id == case.id =>
+            {
+                failed_before = true;
+            }
+            Some(other) => self.commit(other),
+            None => {}
+        }
+        let failure = (case.outcome == Outcome::Failed).then(|| self.failure(&case));
+        self.attempt = Some(Attempt {
+            outcome: case.outcome,
+            failure,
+            failed_before,
         });
-        let name = case.name.unwrap_or_else(|| "unnamed test case".to_owned());
+        std::mem::swap(&mut self.attempt_id, &mut case.id);
+        self.spare = Some(case);
+    }
+
+    /// The failed test case as recorded.
+    fn failure(&self, case: &Case) -> TestCase {
+        let name = case.id.name.get().unwrap_or(UNNAMED).to_owned();
         // jest-junit's classname repeats the test's full name, mocha-junit-reporter's its
         // title: neither names a class, so the enclosing suite does.
         let suite = case
+            .id
             .classname
-            .filter(|c| !c.is_empty() && *c != name && !name.ends_with(&format!(" {c}")))
+            .get()
+            .filter(|c| {
+                !c.is_empty()
+                    && *c != name
+                    && !(name.ends_with(c) && name[..name.len() - c.len()].ends_with(' '))
+            })
+            .map(str::to_owned)
             .or_else(|| self.suites.iter().rev().find_map(|s| s.name.clone()));
         let file = case
+            .id
             .file
+            .get()
+            .map(str::to_owned)
             .or_else(|| self.suites.iter().rev().find_map(|s| s.file.clone()));
         // pytest writes 0-based line numbers (its own report location), everyone else 1-based.
         let in_pytest = self.root_name.as_deref() == Some("pytest tests")
@@ -359,6 +463,7 @@ impl Junit {
                 .iter()
                 .any(|s| s.name.as_deref() == Some("pytest"));
         let line = case
+            .id
             .line
             .map(|line| {
                 if in_pytest {
@@ -368,48 +473,23 @@ impl Junit {
                 }
             })
             .filter(|&line| line > 0);
-        let failed = case.outcome == Outcome::Failed;
-        let message = (failed && !case.message.is_empty())
+        let message = (!case.message.is_empty())
             .then(|| truncate_utf8(case.message.trim(), MAX_MESSAGE_BYTES));
-        let kind = failed.then(|| {
-            classify_failure(&format!(
-                "{} {}",
-                case.types,
-                message.as_deref().unwrap_or_default()
-            ))
-        });
-        let case_read = TestCase {
+        let kind = classify_failure(&format!(
+            "{} {}",
+            case.types,
+            message.as_deref().unwrap_or_default()
+        ));
+        TestCase {
             name,
             suite,
             file,
             line,
             duration_ms: case.duration_ms,
-            outcome: case.outcome,
+            outcome: Outcome::Failed,
             message,
-            kind,
-        };
-        // pytest-rerunfailures writes every attempt as a `<testcase>` of its own, the earlier
-        // ones with no outcome element: such a case followed by a sibling with the same
-        // classname, name, file and line was an attempt that failed, and only the last counts.
-        // A sibling that failed or was skipped is never folded into the next one (Gradle's
-        // retry, or two tests that share a name): a failure is never hidden.
-        let mut failed_before = case.flaky;
-        match self.attempt.take() {
-            Some(earlier)
-                if identity.is_some()
-                    && earlier.identity == identity
-                    && earlier.case.outcome == Outcome::Passed =>
-            {
-                failed_before = true;
-            }
-            Some(other) => self.commit(other),
-            None => {}
+            kind: Some(kind),
         }
-        self.attempt = Some(Attempt {
-            case: case_read,
-            identity,
-            failed_before,
-        });
     }
 
     fn commit_attempt(&mut self) {
@@ -418,14 +498,19 @@ impl Junit {
         }
     }
 
+    /// Count the held-back attempt, whose identity is `attempt_id`.
     fn commit(&mut self, attempt: Attempt) {
-        if attempt.failed_before
-            && attempt.case.outcome == Outcome::Passed
-            && self.run.flaky.len() < MAX_KEPT_FAILURES
-        {
-            self.run.flaky.push(attempt.case.name.clone());
+        match (attempt.outcome, attempt.failure) {
+            (_, Some(failure)) => self.run.record(failure),
+            (Outcome::Skipped, None) => self.run.skipped += 1,
+            (_, None) => {
+                if attempt.failed_before && self.run.flaky.len() < MAX_KEPT_FAILURES {
+                    let name = self.attempt_id.name.get().unwrap_or(UNNAMED);
+                    self.run.flaky.push(name.to_owned());
+                }
+                self.run.passed += 1;
+            }
         }
-        self.run.record(attempt.case);
     }
 
     fn finish(mut self) -> TestRun {
@@ -436,6 +521,45 @@ impl Junit {
 }
 
 impl Case {
+    fn new() -> Self {
+        Self {
+            depth: 0,
+            id: Identity::default(),
+            duration_ms: None,
+            outcome: Outcome::Passed,
+            flaky: false,
+            keep: false,
+            in_failure: false,
+            failure_attr: None,
+            failure_text: String::new(),
+            message: String::new(),
+            types: String::new(),
+        }
+    }
+
+    /// Begin a case at `depth` from its start tag, reusing this one's buffers.
+    fn start(&mut self, e: &BytesStart<'_>, depth: usize, keep: bool) {
+        self.depth = depth;
+        self.id.clear();
+        self.duration_ms = None;
+        self.outcome = Outcome::Passed;
+        self.flaky = false;
+        self.keep = keep;
+        self.in_failure = false;
+        self.failure_attr = None;
+        self.failure_text.clear();
+        self.message.clear();
+        self.types.clear();
+        each_attribute(e, |key, value| match key {
+            "name" => self.id.name.set(value),
+            "classname" => self.id.classname.set(value),
+            "file" => self.id.file.set(value),
+            "line" => self.id.line = value.trim().parse().ok(),
+            "time" => self.duration_ms = parse_seconds(value),
+            _ => {}
+        });
+    }
+
     /// Join the `message` attribute and the element text of the failure just closed.
     fn end_failure(&mut self) {
         self.in_failure = false;
@@ -493,36 +617,32 @@ struct Attrs {
 impl Attrs {
     fn read(e: &BytesStart<'_>) -> Self {
         let mut attrs = Self::default();
-        let mut iter = e.attributes();
-        iter.with_checks(false);
-        for attr in iter {
-            // A malformed attribute ends the list; what came before it is kept.
-            let Ok(attr) = attr else { break };
-            // Predefined entities and character references only: anything a DTD declared
-            // stays as written.
-            let value = || {
-                let value = attr
-                    .normalized_value(XmlVersion::Implicit1_0)
-                    .unwrap_or_else(|_| attr.value.clone());
-                truncate_utf8(&value, MAX_NAME_BYTES)
-            };
-            match attr.key.local_name().as_ref() {
-                "name" => attrs.name = Some(value()),
-                "classname" => attrs.classname = Some(value()),
-                "file" => attrs.file = Some(value()),
-                "line" => attrs.line = value().trim().parse().ok(),
-                "time" => attrs.time = parse_seconds(&value()),
-                "message" => {
-                    let value = attr
-                        .normalized_value(XmlVersion::Implicit1_0)
-                        .unwrap_or_else(|_| attr.value.clone());
-                    attrs.message = Some(truncate_utf8(&value, MAX_MESSAGE_BYTES));
-                }
-                "type" => attrs.kind = Some(value()),
-                _ => {}
-            }
-        }
+        each_attribute(e, |key, value| match key {
+            "name" => attrs.name = Some(truncate_utf8(value, MAX_NAME_BYTES)),
+            "classname" => attrs.classname = Some(truncate_utf8(value, MAX_NAME_BYTES)),
+            "file" => attrs.file = Some(truncate_utf8(value, MAX_NAME_BYTES)),
+            "line" => attrs.line = value.trim().parse().ok(),
+            "time" => attrs.time = parse_seconds(value),
+            "message" => attrs.message = Some(truncate_utf8(value, MAX_MESSAGE_BYTES)),
+            "type" => attrs.kind = Some(truncate_utf8(value, MAX_NAME_BYTES)),
+            _ => {}
+        });
         attrs
+    }
+}
+
+/// Call `f` with the local name and value of each attribute. Predefined entities and
+/// character references are resolved; anything a DTD declared stays as written. A malformed
+/// attribute ends the list; what came before it is kept.
+fn each_attribute(e: &BytesStart<'_>, mut f: impl FnMut(&str, &str)) {
+    let mut iter = e.attributes();
+    iter.with_checks(false);
+    for attr in iter {
+        let Ok(attr) = attr else { break };
+        let value = attr
+            .normalized_value(XmlVersion::Implicit1_0)
+            .unwrap_or_else(|_| attr.value.clone());
+        f(attr.key.local_name().as_ref(), &value);
     }
 }
 

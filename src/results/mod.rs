@@ -11,6 +11,7 @@ mod jest;
 mod junit;
 mod libtest;
 mod line_reader;
+pub(crate) mod lines;
 mod mocha;
 mod model;
 mod node_spec;

@@ -239,15 +239,24 @@ pub fn classify_failure(message: &str) -> FailureKind {
 
 /// Cut `s` to at most `max` bytes on a character boundary, marking the cut with `…`.
 pub fn truncate_utf8(s: &str, max: usize) -> String {
+    let mut out = String::new();
+    push_truncated(&mut out, s, max);
+    out
+}
+
+/// [`truncate_utf8`] onto the end of `out`, for buffers reused without allocating.
+pub(crate) fn push_truncated(out: &mut String, s: &str, max: usize) {
     if s.len() <= max {
-        return s.to_owned();
+        out.push_str(s);
+        return;
     }
     let ellipsis = "…";
     let mut end = max.saturating_sub(ellipsis.len());
     while end > 0 && !s.is_char_boundary(end) {
         end -= 1;
     }
-    format!("{}{ellipsis}", &s[..end])
+    out.push_str(s.get(..end).unwrap_or_default());
+    out.push_str(ellipsis);
 }
 
 #[cfg(test)]

@@ -114,8 +114,8 @@ impl TapParser {
         if self.bailed {
             return;
         }
-        let indent = line.len() - line.trim_start_matches(' ').len();
-        let text = line.trim();
+        let indent = line.bytes().take_while(|&b| b == b' ').count();
+        let text = line.trim_ascii();
 
         if let Some(yaml) = &mut self.yaml {
             if text == "..." && indent == yaml.indent {
@@ -149,15 +149,32 @@ impl TapParser {
         if depth > MAX_DEPTH {
             return;
         }
-        if text.starts_with("TAP version ") {
-            self.saw_version = true;
-        } else if let Some(reason) = text.strip_prefix("Bail out!") {
-            self.bail(reason.trim());
-        } else if let Some(plan) = parse_plan(text) {
-            self.plan(depth, plan);
-        } else if let Some(point) = parse_point(text) {
-            self.point(depth, &point);
-        } else if let Some(name) = text.strip_prefix("# Subtest:") {
+        // By the first byte, so that a test point (nearly every line) is tried once.
+        match text.as_bytes().first() {
+            Some(b'o' | b'n') => {
+                if let Some(point) = parse_point(text) {
+                    self.point(depth, &point);
+                }
+            }
+            Some(b'0'..=b'9') => {
+                if let Some(plan) = parse_plan(text) {
+                    self.plan(depth, plan);
+                }
+            }
+            Some(b'T') if text.starts_with("TAP version ") => self.saw_version = true,
+            Some(b'B') => {
+                if let Some(reason) = text.strip_prefix("Bail out!") {
+                    self.bail(reason.trim());
+                }
+            }
+            Some(b'#') => self.comment(depth, text),
+            _ => {}
+        }
+    }
+
+    /// A `#` line: a subtest announcement, node:test's closing duration, or a plain comment.
+    fn comment(&mut self, depth: usize, text: &str) {
+        if let Some(name) = text.strip_prefix("# Subtest:") {
             self.ensure_level(depth);
             if let Some(level) = self.levels.get_mut(depth) {
                 level.announced = Some(truncate_utf8(name.trim(), MAX_NAME_BYTES));
@@ -420,22 +437,22 @@ fn parse_point(line: &str) -> Option<Point<'_>> {
     if !(rest.is_empty() || rest.starts_with([' ', '\t', '#'])) {
         return None;
     }
-    let mut rest = rest.trim_start();
+    let mut rest = rest.trim_ascii_start();
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
     let mut number = None;
     let after_digits = rest.get(digits..).unwrap_or_default();
     if digits > 0 && (after_digits.is_empty() || after_digits.starts_with([' ', '\t', '-', '#'])) {
         number = rest.get(..digits).and_then(|d| d.parse().ok());
-        rest = after_digits.trim_start();
+        rest = after_digits.trim_ascii_start();
     }
     if let Some(after_dash) = rest.strip_prefix('-') {
-        rest = after_dash.trim_start();
+        rest = after_dash.trim_ascii_start();
     }
     let (description, directive) = split_directive(rest);
     Some(Point {
         ok,
         number,
-        description: description.trim_end(),
+        description: description.trim_ascii_end(),
         directive,
     })
 }
@@ -444,7 +461,7 @@ fn parse_point(line: &str) -> Option<Point<'_>> {
 /// starts none (`fixes #12`) stays in the description.
 fn split_directive(rest: &str) -> (&str, Option<Directive>) {
     let bytes = rest.as_bytes();
-    for (i, _) in rest.match_indices('#') {
+    for i in memchr::memchr_iter(b'#', bytes) {
         let escaped = i > 0 && bytes.get(i - 1) == Some(&b'\\');
         if escaped {
             continue;
