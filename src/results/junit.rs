@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read, Seek};
 use std::path::Path;
 
 use quick_xml::events::{BytesStart, Event};
@@ -25,20 +25,46 @@ const MAX_DEPTH: usize = 256;
 
 /// Read a JUnit XML file. `Ok(None)` when the root element is not `<testsuites>` or
 /// `<testsuite>` (a Cobertura report, some other XML).
+///
+/// Nearly every report is valid UTF-8: it is read as it is (quick-xml checks every event).
+/// Only a report with a broken byte, or in UTF-16, is read through the decoder that repairs
+/// or transcodes it, so that one bad byte in a message does not lose the whole report.
 pub(crate) fn read_file(path: &Path) -> Result<Option<TestRun>, ReadError> {
-    let file = File::open(path).map_err(|e| ReadError::io(WHAT_REPORT, path, e))?;
-    let input = super::encoding::Utf8Reader::new(file);
-    let mut reader = Reader::from_reader(Capped::new(BufReader::with_capacity(256 * 1024, input)));
-    // A lone `&` in a message is a producer's slip, not a reason to drop the whole report.
-    reader.config_mut().allow_dangling_amp = true;
-    match Junit::new().read(&mut reader) {
+    let io_error = |e| ReadError::io(WHAT_REPORT, path, e);
+    let mut file = File::open(path).map_err(io_error)?;
+    let mut head = [0u8; 2];
+    let utf16 = file.read_exact(&mut head).is_ok() && super::encoding::is_utf16(&head);
+    file.rewind().map_err(io_error)?;
+    let mut result = if utf16 {
+        Err(Stop::NotUtf8)
+    } else {
+        read_xml(file)
+    };
+    if let Err(Stop::NotUtf8) = result {
+        let file = File::open(path).map_err(io_error)?;
+        result = read_xml(super::encoding::Utf8Reader::new(file));
+    }
+    match result {
         Ok(run) => Ok(run),
         Err(Stop::Io(e)) => Err(ReadError::io(WHAT_REPORT, path, e)),
+        Err(Stop::NotUtf8) => Err(ReadError::malformed(
+            WHAT_REPORT,
+            path,
+            1,
+            "invalid UTF-8 after decoding".to_owned(),
+        )),
         Err(Stop::Malformed { offset, message }) => {
             let line = line_at(path, offset).map_err(|e| ReadError::io(WHAT_REPORT, path, e))?;
             Err(ReadError::malformed(WHAT_REPORT, path, line, message))
         }
     }
+}
+
+fn read_xml(input: impl Read) -> Result<Option<TestRun>, Stop> {
+    let mut reader = Reader::from_reader(Capped::new(BufReader::with_capacity(256 * 1024, input)));
+    // A lone `&` in a message is a producer's slip, not a reason to drop the whole report.
+    reader.config_mut().allow_dangling_amp = true;
+    Junit::new().read(&mut reader)
 }
 
 /// A case read, held back until the next one shows whether it was an earlier attempt of the
@@ -104,6 +130,8 @@ impl Eq for Field {}
 /// Why reading stopped early.
 enum Stop {
     Io(io::Error),
+    /// Bytes that are not UTF-8: read again through the repairing decoder.
+    NotUtf8,
     /// At a byte offset into the file.
     Malformed {
         offset: u64,
@@ -668,6 +696,9 @@ fn parse_seconds(value: &str) -> Option<u64> {
 }
 
 fn stop_at<R>(reader: &Reader<R>, error: &quick_xml::Error) -> Stop {
+    if let quick_xml::Error::Encoding(_) = error {
+        return Stop::NotUtf8;
+    }
     if let quick_xml::Error::Io(io_error) = error {
         if TooLong::caused(io_error) {
             return Stop::Malformed {

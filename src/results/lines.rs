@@ -47,7 +47,7 @@ pub(crate) fn text_lines(mut file: File) -> io::Result<Lines<Box<dyn Read>>> {
 pub(crate) struct Lines<R> {
     reader: R,
     /// Bytes read but not converted yet: the start of a line whose end is still to come.
-    raw: Vec<u8>,
+    raw: Pending,
     /// Whole lines, each ending in `\n`, converted from `raw`.
     text: String,
     /// Where the next line starts in `text`.
@@ -63,7 +63,7 @@ impl<R: Read> Lines<R> {
     pub(crate) fn new(reader: R) -> Self {
         Self {
             reader,
-            raw: Vec::new(),
+            raw: Pending::default(),
             text: String::new(),
             pos: 0,
             started: false,
@@ -79,7 +79,8 @@ impl<R: Read> Lines<R> {
                 let start = self.pos;
                 self.pos = start + newline + 1;
                 let line = self.text.get(start..start + newline).unwrap_or_default();
-                return Ok(Some(line.strip_suffix('\r').unwrap_or(line)));
+                let line = line.strip_suffix('\r').unwrap_or(line);
+                return Ok(Some(cap(line)));
             }
             if self.eof {
                 return Ok(None);
@@ -103,13 +104,16 @@ impl<R: Read> Lines<R> {
                 }
                 return Ok(());
             }
-            let fresh = self.raw.len() - read;
+            // What was there before this read holds no newline: only the new bytes are searched,
+            // so a long line arriving in small reads is not scanned over and over.
+            let mut fresh = self.raw.len() - read;
             if self.skipping {
                 // Drop the rest of an over-long line, up to its end.
-                match memchr::memchr(b'\n', self.raw.get(fresh..).unwrap_or_default()) {
+                match memchr::memchr(b'\n', self.raw.bytes().get(fresh..).unwrap_or_default()) {
                     Some(i) => {
-                        self.raw.drain(..=fresh + i);
+                        self.raw.drain_front(fresh + i + 1);
                         self.skipping = false;
+                        fresh = 0;
                     }
                     None => {
                         self.raw.truncate(fresh);
@@ -117,14 +121,19 @@ impl<R: Read> Lines<R> {
                     }
                 }
             }
-            if !self.started && (self.raw.len() >= UTF8_BOM.len() || self.raw.contains(&b'\n')) {
+            if !self.started
+                && (self.raw.len() >= UTF8_BOM.len() || self.raw.bytes().contains(&b'\n'))
+            {
                 self.started = true;
-                if self.raw.starts_with(UTF8_BOM) {
-                    self.raw.drain(..UTF8_BOM.len());
+                if self.raw.bytes().starts_with(UTF8_BOM) {
+                    self.raw.drain_front(UTF8_BOM.len());
+                    fresh = fresh.saturating_sub(UTF8_BOM.len());
                 }
             }
-            if let Some(last) = memchr::memrchr(b'\n', &self.raw) {
-                self.convert(last + 1);
+            if let Some(last) =
+                memchr::memrchr(b'\n', self.raw.bytes().get(fresh..).unwrap_or_default())
+            {
+                self.convert(fresh + last + 1);
                 return Ok(());
             }
             if self.raw.len() >= MAX_LINE_BYTES {
@@ -140,31 +149,90 @@ impl<R: Read> Lines<R> {
 
     /// Read one chunk onto the end of `raw`; the number of bytes read.
     fn read_chunk(&mut self) -> io::Result<usize> {
-        let old = self.raw.len();
-        self.raw.resize(old + CHUNK_BYTES, 0);
-        let result = loop {
-            match self
-                .reader
-                .read(self.raw.get_mut(old..).unwrap_or_default())
-            {
+        loop {
+            match self.raw.read_from(&mut self.reader) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                other => break other,
+                other => return other,
             }
-        };
-        let read = *result.as_ref().unwrap_or(&0);
-        self.raw.truncate(old + read);
-        result
+        }
     }
 
     /// Move the first `len` bytes of `raw` into `text`.
     fn convert(&mut self, len: usize) {
-        let bytes = self.raw.get(..len).unwrap_or_default();
+        let bytes = self.raw.bytes().get(..len).unwrap_or_default();
         match std::str::from_utf8(bytes) {
             Ok(text) => self.text.push_str(text),
             Err(_) => self.text.push_str(&String::from_utf8_lossy(bytes)),
         }
-        self.raw.drain(..len);
+        self.raw.drain_front(len);
     }
+}
+
+/// Bytes read and not converted yet, in a buffer that only grows: each read goes into room
+/// that was zeroed once, not again (a pipe handing out a byte at a time stays cheap).
+#[derive(Default)]
+struct Pending {
+    buf: Vec<u8>,
+    len: usize,
+}
+
+impl Pending {
+    fn bytes(&self) -> &[u8] {
+        self.buf.get(..self.len).unwrap_or_default()
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn room(&mut self, more: usize) {
+        if self.buf.len() < self.len + more {
+            self.buf.resize(self.len + more, 0);
+        }
+    }
+
+    fn read_from(&mut self, reader: &mut impl Read) -> io::Result<usize> {
+        self.room(CHUNK_BYTES);
+        let read = reader.read(self.buf.get_mut(self.len..).unwrap_or_default())?;
+        self.len += read;
+        Ok(read)
+    }
+
+    fn push(&mut self, byte: u8) {
+        self.room(1);
+        if let Some(slot) = self.buf.get_mut(self.len) {
+            *slot = byte;
+        }
+        self.len += 1;
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+    }
+
+    /// Remove the first `n` bytes.
+    fn drain_front(&mut self, n: usize) {
+        let n = n.min(self.len);
+        self.buf.copy_within(n..self.len, 0);
+        self.len -= n;
+    }
+}
+
+/// A line cut to [`MAX_LINE_BYTES`] at a character boundary. Lines are cut as they are read,
+/// but a read can bring a longer line's end together with its middle.
+fn cap(line: &str) -> &str {
+    if line.len() <= MAX_LINE_BYTES {
+        return line;
+    }
+    let mut end = MAX_LINE_BYTES;
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    line.get(..end).unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -223,6 +291,82 @@ mod tests {
             // Only a leading BOM is removed.
             assert_eq!(lines(b"a\n\xEF\xBB\xBFb\n", step), ["a", "\u{feff}b"]);
             assert_eq!(lines(b"\n", step), [""]);
+        }
+    }
+
+    /// A small deterministic generator (xorshift), so failures reproduce.
+    struct Random(u64);
+
+    impl Random {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    /// What the lines should be: split at `\n`, without a trailing `\r` or a leading BOM,
+    /// each decoded lossily on its own.
+    fn expected(bytes: &[u8]) -> Vec<String> {
+        let bytes = bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes);
+        let mut lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+        if lines.last().is_some_and(|l| l.is_empty()) {
+            lines.pop();
+        }
+        lines
+            .into_iter()
+            .map(|l| String::from_utf8_lossy(l.strip_suffix(b"\r").unwrap_or(l)).into_owned())
+            .collect()
+    }
+
+    #[test]
+    fn any_bytes_in_any_reads_give_the_lines_a_plain_split_gives() {
+        let pieces: [&[u8]; 12] = [
+            b"ok 1 - a",
+            b"\n",
+            b"\r\n",
+            b"\r",
+            "é✓𝄞".as_bytes(),
+            b"\xff",
+            b"\xc3",
+            b"\xe2\x9c",
+            b"\xf0\x9d\x84",
+            UTF8_BOM,
+            b" # SKIP",
+            b"",
+        ];
+        let mut random = Random(0x5eed);
+        for _ in 0..3000 {
+            let mut input = Vec::new();
+            for _ in 0..random.below(40) {
+                input.extend_from_slice(pieces[random.below(pieces.len() as u64) as usize]);
+            }
+            let step = 1 + random.below(16) as usize;
+            assert_eq!(
+                lines(&input, step),
+                expected(&input),
+                "{input:?} read {step} at a time"
+            );
+        }
+    }
+
+    #[test]
+    fn no_line_is_longer_than_the_cap_whatever_the_reads() {
+        let mut random = Random(42);
+        for _ in 0..6 {
+            let long = MAX_LINE_BYTES - 8 + random.below(CHUNK_BYTES as u64) as usize;
+            let mut input = "é".repeat(long / 2).into_bytes();
+            input.extend_from_slice(b"\nafter\n");
+            let step = 1000 + random.below(70_000) as usize;
+            let got = lines(&input, step);
+            assert!(
+                got[0].len() <= MAX_LINE_BYTES,
+                "{} read {step} at a time",
+                got[0].len()
+            );
+            assert!(got[0].len() >= MAX_LINE_BYTES - 4, "{}", got[0].len());
+            assert_eq!(got[1..], ["after"], "read {step} at a time");
         }
     }
 
