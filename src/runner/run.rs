@@ -1,5 +1,5 @@
-//! Running suites: bounded parallelism, a time limit that kills the suite's whole process group,
-//! capped output captured to files, and an environment with the runner's secrets removed.
+//! Running suites: bounded parallelism, a time limit that ends the suite's whole process group,
+//! results in the order asked whatever finishes first.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -7,7 +7,9 @@ use std::process::Stdio;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use super::capture::capture;
+use super::group::{end_group, group_alive, signal_group};
+
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::Semaphore;
 
@@ -200,8 +202,9 @@ async fn run_one(job: Job, settings: &Settings, live: &Live) -> Finished {
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
     let cap = settings.output_cap;
-    let out_task = tokio::spawn(capture(stdout, job.stdout.clone(), cap));
-    let err_task = tokio::spawn(capture(stderr, job.stderr.clone(), cap));
+    let (out_path, err_path) = (job.stdout.clone(), job.stderr.clone());
+    let out_task = tokio::spawn(async move { capture(stdout, &out_path, cap).await });
+    let err_task = tokio::spawn(async move { capture(stderr, &err_path, cap).await });
 
     let status = match tokio::time::timeout(settings.timeout, child.wait()).await {
         Ok(status) => status.ok(),
@@ -243,175 +246,17 @@ async fn drain(task: tokio::task::JoinHandle<u64>, deadline: tokio::time::Instan
     }
 }
 
-fn signal_group(pgid: Option<i32>, signal: i32) {
-    if let Some(pgid) = pgid.filter(|p| *p > 0) {
-        // SAFETY: kill(2) with a negative pid signals a process group; no memory is involved.
-        unsafe {
-            libc::kill(-pgid, signal);
-        }
-    }
-}
-
-fn group_alive(pgid: Option<i32>) -> bool {
-    match pgid.filter(|p| *p > 0) {
-        // SAFETY: signal 0 only checks that the group exists.
-        Some(pgid) => unsafe { libc::kill(-pgid, 0) == 0 },
-        None => false,
-    }
-}
-
-/// TERM the suite's leftover processes, then KILL what remains after a short grace.
-async fn end_group(pgid: Option<i32>) {
-    if !group_alive(pgid) {
-        return;
-    }
-    signal_group(pgid, libc::SIGTERM);
-    let deadline = Instant::now() + Duration::from_millis(500);
-    while group_alive(pgid) && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    signal_group(pgid, libc::SIGKILL);
-}
-
-/// Copy a stream to `path`, keeping the first and last `cap / 2` bytes; returns bytes seen.
-async fn capture<R: AsyncRead + Unpin>(stream: Option<R>, path: PathBuf, cap: u64) -> u64 {
-    let Ok(mut file) = tokio::fs::File::create(&path).await else {
-        return 0;
-    };
-    let Some(mut stream) = stream else {
-        return 0;
-    };
-    let head_cap = cap / 2;
-    let tail_cap = usize::try_from(cap - head_cap).unwrap_or(usize::MAX);
-    let mut written: u64 = 0;
-    let mut seen: u64 = 0;
-    let mut tail: std::collections::VecDeque<u8> = std::collections::VecDeque::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let n = match stream.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => n,
-        };
-        seen += n as u64;
-        let mut chunk = &buf[..n];
-        if written < head_cap {
-            let take = usize::try_from(head_cap - written)
-                .unwrap_or(usize::MAX)
-                .min(chunk.len());
-            if file.write_all(&chunk[..take]).await.is_err() {
-                return seen;
-            }
-            written += take as u64;
-            chunk = &chunk[take..];
-        }
-        if tail_cap > 0 && !chunk.is_empty() {
-            tail.extend(chunk);
-            let excess = tail.len().saturating_sub(tail_cap);
-            tail.drain(..excess);
-        }
-    }
-    let cut = seen - written - tail.len() as u64;
-    if cut > 0 {
-        let marker = format!("\n[skillgate: {cut} bytes of output cut here]\n");
-        let _ = file.write_all(marker.as_bytes()).await;
-    }
-    let (a, b) = tail.as_slices();
-    let _ = file.write_all(a).await;
-    let _ = file.write_all(b).await;
-    let _ = file.flush().await;
-    seen
-}
-
-/// Names that never reach a suite: the runner's credentials, the Action's inputs, and anything
-/// named like a secret.
-fn is_secret_name(name: &str) -> bool {
-    const PREFIXES: &[&str] = &["ACTIONS_", "INPUT_"];
-    const PARTS: &[&str] = &[
-        "TOKEN",
-        "SECRET",
-        "PASSWORD",
-        "PASSWD",
-        "CREDENTIAL",
-        "PRIVATE_KEY",
-        "API_KEY",
-        "ACCESS_KEY",
-        "AUTH_KEY",
-    ];
-    let upper = name.to_ascii_uppercase();
-    PREFIXES.iter().any(|p| upper.starts_with(p))
-        || PARTS.iter().any(|p| upper.contains(p))
-        || upper.ends_with("_KEY")
-}
-
-/// A value that carries a password in a URL (`postgres://user:pass@host/db`).
-fn has_url_credentials(value: &str) -> bool {
-    value.split("://").skip(1).any(|rest| {
-        let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-        authority
-            .rsplit_once('@')
-            .is_some_and(|(userinfo, _)| userinfo.contains(':'))
-    })
-}
-
-/// The environment a suite gets: ours, less secrets (by name, by a credential-bearing URL
-/// value, and `extra_secrets`), unless a name is in `allow`.
-pub fn scrubbed_env(
-    env: impl IntoIterator<Item = (OsString, OsString)>,
-    extra_secrets: &[String],
-    allow: &[String],
-) -> Vec<(OsString, OsString)> {
-    env.into_iter()
-        .filter(|(name, value)| {
-            let Some(name) = name.to_str() else {
-                return false;
-            };
-            if allow.iter().any(|a| a == name) {
-                return true;
-            }
-            let secret_value = value.to_str().is_none_or(has_url_credentials);
-            !(is_secret_name(name) || secret_value || extra_secrets.iter().any(|s| s == name))
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use std::ffi::OsString;
 
     fn os(pairs: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
         pairs
             .iter()
             .map(|(k, v)| ((*k).into(), (*v).into()))
             .collect()
-    }
-
-    #[test]
-    fn scrubbing_removes_tokens_and_inputs_unless_allowed() {
-        let env = os(&[
-            ("PATH", "/bin"),
-            ("GITHUB_TOKEN", "ghs_x"),
-            ("GH_TOKEN", "x"),
-            ("TOKEN", "x"),
-            ("ACTIONS_ID_TOKEN_REQUEST_URL", "https://x"),
-            ("ACTIONS_RUNTIME_TOKEN", "t"),
-            ("INPUT_GITHUB-TOKEN", "t"),
-            ("AWS_SECRET_ACCESS_KEY", "s"),
-            ("AWS_ACCESS_KEY_ID", "AKIA"),
-            ("OPENAI_API_KEY", "sk"),
-            ("SIGNING_KEY", "k"),
-            ("DB_PASSWORD", "p"),
-            ("DATABASE_URL", "postgres://app:hunter2@db:5432/app"),
-            ("PUBLIC_URL", "https://example.com/a@b"),
-            ("NPM_TOKEN", "n"),
-            ("MY_CUSTOM", "c"),
-            ("HOME", "/root"),
-        ]);
-        let kept = scrubbed_env(env, &["MY_CUSTOM".to_owned()], &["NPM_TOKEN".to_owned()]);
-        let names: Vec<_> = kept
-            .iter()
-            .map(|(k, _)| k.to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(names, vec!["PATH", "PUBLIC_URL", "NPM_TOKEN", "HOME"]);
     }
 
     fn settings(timeout: Duration, cap: u64) -> Settings {

@@ -1,0 +1,10 @@
+//! Running suites like a careful CI system: bounded parallelism, process groups ended on
+//! timeout, capped output captured to files, and a scrubbed environment.
+
+mod capture;
+mod env;
+mod group;
+mod run;
+
+pub use env::scrubbed_env;
+pub use run::{Finished, Job, KILL_GRACE, RunnerError, Settings, run_all};
