@@ -17,10 +17,7 @@ pub(super) async fn capture<R: AsyncRead + Unpin>(stream: Option<R>, path: &Path
     let Some(mut stream) = stream else {
         return 0;
     };
-    let mut sink = match Sink::create(path, cap).await {
-        Ok(sink) => Some(sink),
-        Err(_) => None,
-    };
+    let mut sink = Sink::create(path, cap).await.ok();
     let mut seen: u64 = 0;
     let mut buf = vec![0u8; BUFFER_BYTES];
     loop {
