@@ -7,6 +7,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::skill::SkillMeta;
 
+/// In a suite's arguments, stands for the directory its reports go to (`SKILLGATE_REPORT_DIR`).
+pub const REPORT_DIR: &str = "{report_dir}";
+
 /// Conventional suite scripts, in order.
 pub const CONVENTIONAL: &[&str] = &["test.sh", "tests/test.sh", "scripts/test.sh"];
 

@@ -20,7 +20,7 @@ use crate::runner::{self, Finished, Job};
 use crate::signals::{CoverageSignal, Signals, SuiteSignal, TestCounts};
 use crate::skill::{self, Finding, Severity, SkillMeta};
 use crate::store::Store;
-use crate::suite::{self, Resolution, Suite};
+use crate::suite::{self, REPORT_DIR, Resolution, Suite};
 
 /// What the binary prints and how it exits.
 #[derive(Debug)]
@@ -477,11 +477,17 @@ fn flag_duplicate_names(prepared: &mut [Prepared]) {
 
 fn job(repo: &Path, workspace: &Path, index: usize, skill: &SkillDir, suite: &Suite) -> Job {
     let base = workspace.join(format!("{index:04}"));
+    let report_dir = base.join("reports");
     Job {
         program: suite.program.clone(),
-        args: suite.args.clone(),
+        // A detected framework is told to write its reports there.
+        args: suite
+            .args
+            .iter()
+            .map(|arg| arg.replace(REPORT_DIR, &report_dir.to_string_lossy()))
+            .collect(),
         cwd: repo.join(&skill.dir),
-        report_dir: base.join("reports"),
+        report_dir,
         stdout: base.join("stdout.log"),
         stderr: base.join("stderr.log"),
     }
