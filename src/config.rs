@@ -43,6 +43,9 @@ impl Default for SkillsConfig {
     }
 }
 
+/// More re-runs than this hide a broken suite rather than a flaky test.
+pub const MAX_RETRIES: u8 = 5;
+
 /// `[runner]`: how suites run.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
@@ -52,6 +55,8 @@ pub struct RunnerConfig {
     /// Per-suite time limit.
     #[serde(deserialize_with = "duration")]
     pub timeout: Duration,
+    /// Re-runs of a failed suite; a test that fails and then passes is flaky.
+    pub retries: u8,
     /// Bytes kept of each of a suite's stdout and stderr (head and tail).
     #[serde(deserialize_with = "byte_size")]
     pub output_cap: u64,
@@ -66,6 +71,7 @@ impl Default for RunnerConfig {
         Self {
             jobs: None,
             timeout: Duration::from_secs(10 * 60),
+            retries: 0,
             output_cap: 16 * 1024 * 1024,
             env_allow: Vec::new(),
             secret_env: Vec::new(),
@@ -258,6 +264,18 @@ impl Config {
                 "`runner.timeout` must be longer than zero".to_owned(),
             ));
         }
+        if self.runner.retries > MAX_RETRIES {
+            return Err(invalid(
+                text,
+                path,
+                "runner",
+                "retries",
+                format!(
+                    "`runner.retries` must be at most {MAX_RETRIES}, not {}",
+                    self.runner.retries
+                ),
+            ));
+        }
         if self.runner.jobs == Some(0) {
             return Err(invalid(
                 text,
@@ -407,11 +425,12 @@ mod tests {
     #[test]
     fn values_are_read_with_units() {
         let config = parse(
-            "[runner]\njobs = 3\ntimeout = \"90s\"\noutput-cap = \"512KiB\"\n\n[policy]\nrequired-test-pass-rate = 0.9\nskips = \"exclude\"\n[policy.auto]\ncoverage = 0.9\n",
+            "[runner]\njobs = 3\ntimeout = \"90s\"\nretries = 2\noutput-cap = \"512KiB\"\n\n[policy]\nrequired-test-pass-rate = 0.9\nskips = \"exclude\"\n[policy.auto]\ncoverage = 0.9\n",
         )
         .expect("valid config");
         assert_eq!(config.runner.jobs, Some(3));
         assert_eq!(config.runner.timeout, Duration::from_secs(90));
+        assert_eq!(config.runner.retries, 2);
         assert_eq!(config.runner.output_cap, 512 * 1024);
         assert_eq!(config.policy.required_test_pass_rate, 0.9);
         assert_eq!(config.policy.skips, SkipHandling::Exclude);
@@ -472,6 +491,12 @@ mod tests {
 
     #[test]
     fn bad_duration_and_size_are_explained() {
+        let err = parse("[runner]\nretries = 9\n").expect_err("too many retries");
+        assert!(
+            err.to_string()
+                .contains(":2: `runner.retries` must be at most 5, not 9"),
+            "{err}"
+        );
         let err = parse("[runner]\ntimeout = \"ten minutes\"\n").expect_err("bad duration");
         assert!(
             err.to_string()

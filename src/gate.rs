@@ -104,7 +104,15 @@ pub struct SuiteReport {
     pub outcome: String,
     pub exit_code: Option<i32>,
     pub timed_out: bool,
+    /// Of the last attempt.
     pub duration_ms: u64,
+    /// Runs of the suite: 1, more when it failed and `retries` allowed re-running it; 0 when
+    /// it did not run.
+    #[serde(default)]
+    pub attempts: u32,
+    /// How long each earlier (failed) attempt took.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub earlier_attempts_ms: Vec<u64>,
     /// Where the results were read from: report files, `stdout`, or `exit code`.
     pub results_from: Vec<String>,
 }

@@ -24,6 +24,12 @@ pub struct Signals {
     pub declared_approval_level: Option<Tier>,
     /// The pass rate this skill needs (its own, else the policy's).
     pub required_pass_rate: f64,
+    /// Runs of the suite (more than 1 when it was retried); 0 when it did not run.
+    #[serde(default)]
+    pub attempts: u32,
+    /// Tests that failed in an earlier attempt and passed in the last.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flaky: Vec<String>,
 }
 
 /// Whether the skill has a suite that ran.

@@ -3,10 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use crate::attempt::{self, Attempt};
 use crate::changes::{ChangeKind, SkillChange, skill_changes};
 use crate::cli::{CheckArgs, OutputFormat};
 use crate::config::Config;
-use crate::coverage::{self, Coverage};
 use crate::discover::{Layout, SkillDir, Tree, skill_files};
 use crate::error::Error;
 use crate::gate::{
@@ -15,8 +15,8 @@ use crate::gate::{
 use crate::git::Git;
 use crate::policy::decide;
 use crate::render;
-use crate::results::{self, TestCase, TestRun};
-use crate::runner::{self, Finished, Job};
+
+use crate::runner::{self, Job};
 use crate::signals::{CoverageSignal, Signals, SuiteSignal, TestCounts};
 use crate::skill::{self, Finding, Severity, SkillMeta};
 use crate::store::Store;
@@ -106,13 +106,11 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, Error> {
         .prefix("skillgate-")
         .tempdir()
         .map_err(|err| Error::io("create a workspace in", std::env::temp_dir(), err))?;
-    let jobs: Vec<(usize, Job)> = prepared
+    let suites: Vec<(usize, &Suite)> = prepared
         .iter()
         .enumerate()
         .filter_map(|(i, p)| match &p.resolution {
-            Resolution::Found(suite) if p.change.kind != ChangeKind::Deleted => {
-                Some((i, job(&repo, workspace.path(), i, &p.change.skill, suite)))
-            }
+            Resolution::Found(suite) if p.change.kind != ChangeKind::Deleted => Some((i, suite)),
             _ => None,
         })
         .collect();
@@ -130,20 +128,37 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, Error> {
             &config.runner.env_allow,
         ),
     };
-    let finished = runner::run_all(jobs.iter().map(|(_, j)| j.clone()).collect(), &settings)?;
-    let mut outcomes: Vec<Option<(&Job, Finished)>> = vec![None; prepared.len()];
-    for ((index, job), done) in jobs.iter().zip(finished) {
-        outcomes[*index] = Some((job, done));
+    // Every suite once, then the failed ones again while retries last.
+    let mut attempts: Vec<Vec<Attempt>> = prepared.iter().map(|_| Vec::new()).collect();
+    let mut pending: Vec<(usize, &Suite)> = suites;
+    for number in 1..=1 + u32::from(config.runner.retries) {
+        let batch: Vec<Job> = pending
+            .iter()
+            .map(|(i, suite)| {
+                let place = workspace.path().join(format!("{i:04}/attempt-{number}"));
+                job(&repo, &place, &prepared[*i].change.skill, suite)
+            })
+            .collect();
+        let finished = runner::run_all(batch.clone(), &settings)?;
+        for (((i, _), job), done) in pending.iter().zip(&batch).zip(finished) {
+            let p = &prepared[*i];
+            let skill_dir = repo.join(&p.change.skill.dir);
+            let read = attempt::read(&repo, &skill_dir, &p.meta, job, done, settings.timeout);
+            attempts[*i].push(read);
+        }
+        pending.retain(|(i, _)| attempts[*i].last().is_some_and(Attempt::failed));
+        if pending.is_empty() {
+            break;
+        }
     }
 
     let finished_at = now();
     let mut skills = Vec::with_capacity(prepared.len());
-    for (p, outcome) in prepared.into_iter().zip(outcomes) {
+    for (p, attempts) in prepared.into_iter().zip(attempts) {
         let previous = store.previous_coverage(&p.name)?;
         skills.push(assess(
-            &repo,
             p,
-            outcome,
+            attempts,
             &config,
             &settings,
             &finished_at,
@@ -475,8 +490,8 @@ fn flag_duplicate_names(prepared: &mut [Prepared]) {
     }
 }
 
-fn job(repo: &Path, workspace: &Path, index: usize, skill: &SkillDir, suite: &Suite) -> Job {
-    let base = workspace.join(format!("{index:04}"));
+/// One run of a suite, its files under `base`.
+fn job(repo: &Path, base: &Path, skill: &SkillDir, suite: &Suite) -> Job {
     let report_dir = base.join("reports");
     Job {
         program: suite.program.clone(),
@@ -493,41 +508,54 @@ fn job(repo: &Path, workspace: &Path, index: usize, skill: &SkillDir, suite: &Su
     }
 }
 
-/// Read what a suite left behind, build the signals, decide.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "one call site; a struct would only rename them"
-)]
+/// From a skill's suite attempts (none when it did not run), build the signals and decide.
 fn assess(
-    repo: &Path,
     p: Prepared,
-    outcome: Option<(&Job, Finished)>,
+    mut attempts: Vec<Attempt>,
     config: &Config,
     settings: &runner::Settings,
     timestamp: &str,
     previous_coverage: Option<f64>,
     warnings: &mut Vec<String>,
 ) -> SkillResult {
-    let skill_dir = repo.join(&p.change.skill.dir);
     let mut lint = p.lint;
-    let (suite_signal, suite_report, run, measured, suite_failure) = match (&p.resolution, outcome)
-    {
+    let count = u32::try_from(attempts.len()).unwrap_or(u32::MAX);
+    let flaky = attempt::flaky(&attempts);
+    let last = attempts.pop();
+    let (suite_signal, suite_report, run, measured, suite_failure) = match (&p.resolution, last) {
         (_, _) if p.change.kind == ChangeKind::Deleted => {
             (SuiteSignal::NotApplicable, None, None, None, None)
         }
-        (Resolution::Found(suite), Some((job, done))) => {
-            let (run, measured, sources, failure) = read_results(
-                repo, &skill_dir, &p.meta, job, &done, settings, &mut lint, warnings,
-            );
+        (Resolution::Found(suite), Some(last)) => {
+            let done = &last.finished;
             let report = SuiteReport {
                 suite: Some(suite.clone()),
                 outcome: done.describe(settings.timeout),
                 exit_code: done.exit_code,
                 timed_out: done.timed_out,
-                duration_ms: u64::try_from(done.duration.as_millis()).unwrap_or(u64::MAX),
-                results_from: sources,
+                duration_ms: millis(done.duration),
+                attempts: count,
+                earlier_attempts_ms: attempts
+                    .iter()
+                    .map(|a| millis(a.finished.duration))
+                    .collect(),
+                results_from: last.sources,
             };
-            (SuiteSignal::Ran, Some(report), Some(run), measured, failure)
+            lint.extend(last.lint);
+            warnings.extend(last.warnings);
+            let mut run = last.run;
+            for name in &flaky {
+                if !run.flaky.contains(name) {
+                    run.flaky.push(name.clone());
+                }
+            }
+            (
+                SuiteSignal::Ran,
+                Some(report),
+                Some(run),
+                last.coverage,
+                last.failure,
+            )
         }
         (Resolution::Unavailable { suite, reason }, _) => (
             SuiteSignal::Unavailable {
@@ -539,6 +567,8 @@ fn assess(
                 exit_code: None,
                 timed_out: false,
                 duration_ms: 0,
+                attempts: 0,
+                earlier_attempts_ms: Vec::new(),
                 results_from: Vec::new(),
             }),
             None,
@@ -601,6 +631,8 @@ fn assess(
             .meta
             .required_test_pass_rate
             .unwrap_or(config.policy.required_test_pass_rate),
+        attempts: count,
+        flaky,
     };
     let decision = decide(&signals, &config.policy);
     SkillResult {
@@ -625,188 +657,8 @@ fn assess(
     }
 }
 
-/// The suite's results: report files first (its report directory, then declared globs), then
-/// its output, then its exit code. Coverage from the same files.
-#[expect(
-    clippy::too_many_arguments,
-    reason = "one call site; a struct would only rename them"
-)]
-fn read_results(
-    repo: &Path,
-    skill_dir: &Path,
-    meta: &SkillMeta,
-    job: &Job,
-    done: &Finished,
-    settings: &runner::Settings,
-    lint: &mut Vec<Finding>,
-    warnings: &mut Vec<String>,
-) -> (TestRun, Option<Coverage>, Vec<String>, Option<String>) {
-    let mut files = list_files(&job.report_dir);
-    for glob in [&meta.test_report, &meta.coverage_report]
-        .into_iter()
-        .flatten()
-    {
-        match declared_reports(repo, skill_dir, glob) {
-            Ok(found) => files.extend(found),
-            Err(message) => lint.push(Finding::error(
-                "path-escape",
-                &format!(
-                    "{}/SKILL.md",
-                    skill_dir.strip_prefix(repo).unwrap_or(skill_dir).display()
-                ),
-                None,
-                message,
-            )),
-        }
-    }
-    files.sort();
-    files.dedup();
-    let mut run: Option<TestRun> = None;
-    let mut coverage: Option<Coverage> = None;
-    let mut sources = Vec::new();
-    for file in &files {
-        let name = file
-            .strip_prefix(&job.report_dir)
-            .or_else(|_| file.strip_prefix(skill_dir))
-            .unwrap_or(file)
-            .display()
-            .to_string();
-        match results::read_report_file(file) {
-            Ok(Some(found)) => {
-                sources.push(name);
-                match &mut run {
-                    Some(run) => run.merge(found),
-                    None => run = Some(found),
-                }
-                continue;
-            }
-            Ok(None) => {}
-            Err(err) => {
-                warnings.push(err.to_string());
-                continue;
-            }
-        }
-        match coverage::read_coverage_file(file) {
-            Ok(Some(found)) => {
-                coverage = Some(match coverage.take() {
-                    Some(mut so_far) => {
-                        so_far.lines_covered += found.lines_covered;
-                        so_far.lines_total += found.lines_total;
-                        so_far
-                    }
-                    None => found,
-                });
-            }
-            Ok(None) => {}
-            Err(err) => warnings.push(err.to_string()),
-        }
-    }
-    let mut run = match run {
-        Some(run) => run,
-        None => match results::read_output(&job.stdout, &job.stderr) {
-            Ok(Some(run)) => {
-                sources.push("output".to_owned());
-                run
-            }
-            Ok(None) => {
-                sources.push("exit code".to_owned());
-                results::from_exit_code(done.exit_code, Some(&done.describe(settings.timeout)))
-            }
-            Err(err) => {
-                warnings.push(err.to_string());
-                sources.push("exit code".to_owned());
-                results::from_exit_code(done.exit_code, Some(&done.describe(settings.timeout)))
-            }
-        },
-    };
-    let failure = suite_failure(done, &run, &sources, settings);
-    // Show the failure among the failed tests too, unless the exit code already stands for one.
-    if let Some(failure) = &failure
-        && sources.last().is_none_or(|s| s != "exit code")
-    {
-        run.record(TestCase::failed(
-            results::EXIT_STATUS_CASE,
-            Some(failure.clone()),
-        ));
-    }
-    (run, coverage, sources, failure)
-}
-
-/// How the suite failed beyond its report: timed out, killed, could not start, or exited
-/// non-zero while its report lists no failed test.
-fn suite_failure(
-    done: &Finished,
-    run: &TestRun,
-    sources: &[String],
-    settings: &runner::Settings,
-) -> Option<String> {
-    if let Some(err) = &done.spawn_error {
-        return Some(format!("the suite could not start: {err}"));
-    }
-    if done.timed_out {
-        return Some(format!("the suite {}", done.describe(settings.timeout)));
-    }
-    if let (None, Some(signal)) = (done.exit_code, done.signal) {
-        return Some(format!("the suite was killed by signal {signal}"));
-    }
-    let from_exit_code = sources.last().is_some_and(|s| s == "exit code");
-    match done.exit_code {
-        Some(code) if code != 0 && run.failed == 0 && !from_exit_code => Some(format!(
-            "the suite exited with status {code} but reported no failed test"
-        )),
-        _ => None,
-    }
-}
-
-fn list_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.filter_map(Result::ok) {
-            let Ok(file_type) = entry.file_type() else {
-                continue;
-            };
-            if file_type.is_dir() {
-                stack.push(entry.path());
-            } else if file_type.is_file() {
-                out.push(entry.path());
-            }
-        }
-    }
-    out
-}
-
-/// Files a skill's `test-report`/`coverage-report` glob names, confined to the repository.
-fn declared_reports(repo: &Path, skill_dir: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
-    if pattern.starts_with('/') || pattern.split('/').any(|s| s == "..") {
-        return Err(format!(
-            "report path `{pattern}` leaves the skill directory; refused"
-        ));
-    }
-    let mut found = Vec::new();
-    for file in list_files(skill_dir) {
-        let Ok(rel) = file.strip_prefix(skill_dir) else {
-            continue;
-        };
-        if !crate::glob::matches(pattern, &rel.to_string_lossy()) {
-            continue;
-        }
-        match file.canonicalize() {
-            Ok(real) if real.starts_with(repo) => found.push(file),
-            Ok(real) => {
-                return Err(format!(
-                    "report `{}` resolves outside the repository (to {}); refused",
-                    rel.display(),
-                    real.display()
-                ));
-            }
-            Err(_) => {}
-        }
-    }
-    Ok(found)
+fn millis(duration: std::time::Duration) -> u64 {
+    u64::try_from(duration.as_millis()).unwrap_or(u64::MAX)
 }
 
 fn run_info(

@@ -12,6 +12,12 @@ pub trait Criterion: Sync {
 
     /// `None` when the criterion has no signal to judge (a deleted skill has no coverage).
     fn evaluate(&self, signals: &Signals, policy: &Policy) -> Option<Assessment>;
+
+    /// Whether its reason is listed even when it passes and something else decides the tier
+    /// (a note every reviewer should read, like a suite that needed retries).
+    fn always_listed(&self) -> bool {
+        false
+    }
 }
 
 /// The seed's `{required, actual, passed}` for one criterion.

@@ -51,12 +51,16 @@ pub fn decide(signals: &Signals, policy: &Policy) -> Decision {
     for criterion in CRITERIA {
         if let Some(assessment) = criterion.evaluate(signals, policy) {
             criteria.insert(criterion.key().to_owned(), assessment.check);
-            demands.push((assessment.demand, assessment.reason));
+            demands.push((
+                assessment.demand,
+                assessment.reason,
+                criterion.always_listed(),
+            ));
         }
     }
     let heaviest = demands
         .iter()
-        .map(|(d, _)| *d)
+        .map(|(d, _, _)| *d)
         .max()
         .unwrap_or(Demand::Auto);
     let (tier, decision) = match heaviest {
@@ -67,7 +71,7 @@ pub fn decide(signals: &Signals, policy: &Policy) -> Decision {
     };
     let mut escalation_categories = Vec::new();
     if tier == Tier::Escalate {
-        for (demand, _) in &demands {
+        for (demand, _, _) in &demands {
             if let Demand::Escalate(category) = demand
                 && !escalation_categories.contains(category)
             {
@@ -76,15 +80,12 @@ pub fn decide(signals: &Signals, policy: &Policy) -> Decision {
         }
     }
     // An approval lists what it rests on; anything else lists what stands in the way, heaviest
-    // first, in registry order within a weight.
-    let mut reasons: Vec<(Demand, String)> = if heaviest == Demand::Auto {
-        demands
-    } else {
-        demands
-            .into_iter()
-            .filter(|(d, _)| *d != Demand::Auto)
-            .collect()
-    };
+    // first, in registry order within a weight, and the notes that are always listed.
+    let mut reasons: Vec<(Demand, String)> = demands
+        .into_iter()
+        .filter(|(d, _, always)| heaviest == Demand::Auto || *d != Demand::Auto || *always)
+        .map(|(d, r, _)| (d, r))
+        .collect();
     reasons.sort_by_key(|(d, _)| std::cmp::Reverse(weight(*d)));
     Decision {
         tier,
@@ -130,6 +131,8 @@ mod tests {
             declared_risk: None,
             declared_approval_level: None,
             required_pass_rate: 0.95,
+            attempts: 1,
+            flaky: Vec::new(),
         }
     }
 

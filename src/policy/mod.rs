@@ -8,6 +8,7 @@ mod decide;
 mod lint;
 mod pass_rate;
 mod registry;
+mod retries;
 mod risk;
 mod suite_exit;
 mod test_suite;

@@ -2,7 +2,8 @@
 
 use super::Criterion;
 use super::{
-    approval_level, breaking_change, coverage, lint, pass_rate, risk, suite_exit, test_suite,
+    approval_level, breaking_change, coverage, lint, pass_rate, retries, risk, suite_exit,
+    test_suite,
 };
 
 pub static CRITERIA: &[&dyn Criterion] = &[
@@ -10,6 +11,7 @@ pub static CRITERIA: &[&dyn Criterion] = &[
     &breaking_change::BreakingChange,
     &test_suite::TestSuite,
     &suite_exit::SuiteExit,
+    &retries::Retries,
     &pass_rate::PassRate,
     &coverage::Coverage,
     &risk::Risk,

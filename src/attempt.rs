@@ -1,0 +1,318 @@
+//! One run of a skill's suite, read: what it reported, where from, and how it failed; and
+//! across retries, which tests were flaky.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::coverage::{self, Coverage};
+use crate::results::{self, TestCase, TestRun};
+use crate::runner::{Finished, Job};
+use crate::skill::{Finding, SkillMeta};
+
+/// The source named when only the exit code said anything.
+const EXIT_CODE: &str = "exit code";
+
+/// What one run of a skill's suite left behind, read: its tests, coverage, where they were read
+/// from, and how the suite failed beyond its tests.
+#[derive(Debug)]
+pub struct Attempt {
+    pub finished: Finished,
+    pub run: TestRun,
+    pub coverage: Option<Coverage>,
+    /// Report files (relative), `output`, or `exit code`.
+    pub sources: Vec<String>,
+    /// Timed out, killed, could not start, or exited non-zero with no failed test.
+    pub failure: Option<String>,
+    /// Findings about the skill's declared report paths.
+    pub lint: Vec<Finding>,
+    /// Reports that could not be read.
+    pub warnings: Vec<String>,
+}
+
+impl Attempt {
+    /// Whether the suite should run again, retries allowing.
+    pub fn failed(&self) -> bool {
+        self.failure.is_some() || self.run.failed > 0
+    }
+
+    /// Whether its results were read from a report or the output, not only the exit code.
+    fn has_results(&self) -> bool {
+        self.sources.last().is_some_and(|s| s != EXIT_CODE)
+    }
+}
+
+/// Read a finished suite's results: report files first (its report directory, then declared
+/// globs), then its output, then its exit code. Coverage from the same files.
+pub fn read(
+    repo: &Path,
+    skill_dir: &Path,
+    meta: &SkillMeta,
+    job: &Job,
+    finished: Finished,
+    timeout: Duration,
+) -> Attempt {
+    let mut lint = Vec::new();
+    let mut warnings = Vec::new();
+    let mut files = list_files(&job.report_dir);
+    for glob in [&meta.test_report, &meta.coverage_report]
+        .into_iter()
+        .flatten()
+    {
+        match declared_reports(repo, skill_dir, glob) {
+            Ok(found) => files.extend(found),
+            Err(message) => lint.push(Finding::error(
+                "path-escape",
+                &format!(
+                    "{}/SKILL.md",
+                    skill_dir.strip_prefix(repo).unwrap_or(skill_dir).display()
+                ),
+                None,
+                message,
+            )),
+        }
+    }
+    files.sort();
+    files.dedup();
+    let mut run: Option<TestRun> = None;
+    let mut coverage: Option<Coverage> = None;
+    let mut sources = Vec::new();
+    for file in &files {
+        let name = file
+            .strip_prefix(&job.report_dir)
+            .or_else(|_| file.strip_prefix(skill_dir))
+            .unwrap_or(file)
+            .display()
+            .to_string();
+        match results::read_report_file(file) {
+            Ok(Some(found)) => {
+                sources.push(name);
+                match &mut run {
+                    Some(run) => run.merge(found),
+                    None => run = Some(found),
+                }
+                continue;
+            }
+            Ok(None) => {}
+            Err(err) => {
+                warnings.push(err.to_string());
+                continue;
+            }
+        }
+        match coverage::read_coverage_file(file) {
+            Ok(Some(found)) => {
+                coverage = Some(match coverage.take() {
+                    Some(mut so_far) => {
+                        so_far.lines_covered += found.lines_covered;
+                        so_far.lines_total += found.lines_total;
+                        so_far
+                    }
+                    None => found,
+                });
+            }
+            Ok(None) => {}
+            Err(err) => warnings.push(err.to_string()),
+        }
+    }
+    let mut run = match run {
+        Some(run) => run,
+        None => match results::read_output(&job.stdout, &job.stderr) {
+            Ok(Some(run)) => {
+                sources.push("output".to_owned());
+                run
+            }
+            Ok(None) => {
+                sources.push(EXIT_CODE.to_owned());
+                results::from_exit_code(finished.exit_code, Some(&finished.describe(timeout)))
+            }
+            Err(err) => {
+                warnings.push(err.to_string());
+                sources.push(EXIT_CODE.to_owned());
+                results::from_exit_code(finished.exit_code, Some(&finished.describe(timeout)))
+            }
+        },
+    };
+    let failure = suite_failure(&finished, &run, &sources, timeout);
+    // Show the failure among the failed tests too, unless the exit code already stands for one.
+    if let Some(failure) = &failure
+        && sources.last().is_none_or(|s| s != EXIT_CODE)
+    {
+        run.record(TestCase::failed(
+            results::EXIT_STATUS_CASE,
+            Some(failure.clone()),
+        ));
+    }
+    Attempt {
+        finished,
+        run,
+        coverage,
+        sources,
+        failure,
+        lint,
+        warnings,
+    }
+}
+
+/// How the suite failed beyond its report: timed out, killed, could not start, or exited
+/// non-zero while its report lists no failed test.
+fn suite_failure(
+    done: &Finished,
+    run: &TestRun,
+    sources: &[String],
+    timeout: Duration,
+) -> Option<String> {
+    if let Some(err) = &done.spawn_error {
+        return Some(format!("the suite could not start: {err}"));
+    }
+    if done.timed_out {
+        return Some(format!("the suite {}", done.describe(timeout)));
+    }
+    if let (None, Some(signal)) = (done.exit_code, done.signal) {
+        return Some(format!("the suite was killed by signal {signal}"));
+    }
+    let from_exit_code = sources.last().is_some_and(|s| s == EXIT_CODE);
+    match done.exit_code {
+        Some(code) if code != 0 && run.failed == 0 && !from_exit_code => Some(format!(
+            "the suite exited with status {code} but reported no failed test"
+        )),
+        _ => None,
+    }
+}
+
+fn list_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let Ok(file_type) = entry.file_type() else {
+                continue;
+            };
+            if file_type.is_dir() {
+                stack.push(entry.path());
+            } else if file_type.is_file() {
+                out.push(entry.path());
+            }
+        }
+    }
+    out
+}
+
+/// Files a skill's `test-report`/`coverage-report` glob names, confined to the repository.
+fn declared_reports(repo: &Path, skill_dir: &Path, pattern: &str) -> Result<Vec<PathBuf>, String> {
+    if pattern.starts_with('/') || pattern.split('/').any(|s| s == "..") {
+        return Err(format!(
+            "report path `{pattern}` leaves the skill directory; refused"
+        ));
+    }
+    let mut found = Vec::new();
+    for file in list_files(skill_dir) {
+        let Ok(rel) = file.strip_prefix(skill_dir) else {
+            continue;
+        };
+        if !crate::glob::matches(pattern, &rel.to_string_lossy()) {
+            continue;
+        }
+        match file.canonicalize() {
+            Ok(real) if real.starts_with(repo) => found.push(file),
+            Ok(real) => {
+                return Err(format!(
+                    "report `{}` resolves outside the repository (to {}); refused",
+                    rel.display(),
+                    real.display()
+                ));
+            }
+            Err(_) => {}
+        }
+    }
+    Ok(found)
+}
+
+/// The tests that failed in an earlier attempt and not in the last, when the last attempt's
+/// results can be trusted (read from a report or the output, the suite ending normally): those
+/// are flaky. The exit-status case stands for a suite that failed without naming a test.
+/// Only the failures each attempt kept are compared (the first [`results::MAX_KEPT_FAILURES`]).
+pub fn flaky(attempts: &[Attempt]) -> Vec<String> {
+    let Some((last, earlier)) = attempts.split_last() else {
+        return Vec::new();
+    };
+    if last.failure.is_some() || !last.has_results() {
+        return Vec::new();
+    }
+    let still_failing = |case: &TestCase| {
+        last.run
+            .failures
+            .iter()
+            .any(|f| f.name == case.name && f.suite == case.suite)
+    };
+    let mut flaky: Vec<String> = Vec::new();
+    for case in earlier.iter().flat_map(|a| &a.run.failures) {
+        if !still_failing(case) && !flaky.contains(&case.name) {
+            flaky.push(case.name.clone());
+        }
+    }
+    flaky
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::ReportFormat;
+
+    fn attempt(failures: &[&str], source: &str, failure: Option<&str>) -> Attempt {
+        let mut run = TestRun::new(ReportFormat::Tap);
+        run.passed = 3;
+        for name in failures {
+            run.record(TestCase::failed(*name, None));
+        }
+        Attempt {
+            finished: Finished {
+                exit_code: Some(i32::from(!failures.is_empty())),
+                signal: None,
+                timed_out: false,
+                duration: Duration::from_millis(5),
+                spawn_error: None,
+                stdout_bytes: 0,
+                stderr_bytes: 0,
+            },
+            run,
+            coverage: None,
+            sources: vec![source.to_owned()],
+            failure: failure.map(str::to_owned),
+            lint: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn failed_earlier_and_not_at_the_end_is_flaky() {
+        let attempts = [
+            attempt(&["a", "b"], "output", None),
+            attempt(&["b", "c"], "output", None),
+            attempt(&["b"], "output", None),
+        ];
+        assert_eq!(flaky(&attempts), ["a", "c"]);
+        assert!(attempts[0].failed() && attempts[2].failed());
+    }
+
+    #[test]
+    fn nothing_is_flaky_when_the_last_attempt_cannot_be_trusted() {
+        let crashed = attempt(&[], "output", Some("the suite was killed by signal 9"));
+        assert!(crashed.failed());
+        assert!(flaky(&[attempt(&["a"], "output", None), crashed]).is_empty());
+        let exit_code_only = attempt(&[], EXIT_CODE, None);
+        assert!(flaky(&[attempt(&["a"], "output", None), exit_code_only]).is_empty());
+        assert!(flaky(&[attempt(&["a"], "output", None)]).is_empty());
+        assert!(flaky(&[]).is_empty());
+    }
+
+    #[test]
+    fn a_suite_that_failed_without_names_then_passed_is_flaky_as_a_whole() {
+        let attempts = [
+            attempt(&[results::EXIT_STATUS_CASE], EXIT_CODE, None),
+            attempt(&[], "junit.xml", None),
+        ];
+        assert_eq!(flaky(&attempts), [results::EXIT_STATUS_CASE]);
+    }
+}

@@ -1,0 +1,167 @@
+//! Running suites through `skillgate check`: retries and flaky tests, timeouts, and what a run
+//! leaves behind, on repositories made in a temp dir.
+
+mod common;
+
+use common::{Repo, run, run_json};
+
+/// A skill whose second test fails on the suite's first run only: the marker file (outside the
+/// repository) remembers that it ran.
+fn flaky_skill(repo: &Repo, marker: &std::path::Path) {
+    repo.write(
+        ".claude/skills/flaky/SKILL.md",
+        "---\nname: flaky\ndescription: Fails once.\n---\n",
+    );
+    repo.write(
+        ".claude/skills/flaky/test.sh",
+        &format!(
+            "echo '1..2'\necho 'ok 1 - login works'\n\
+             if [ -e '{m}' ]; then echo 'ok 2 - db connects'; exit 0; fi\n\
+             touch '{m}'\necho 'not ok 2 - db connects'\nexit 1\n",
+            m = marker.display()
+        ),
+    );
+}
+
+fn reasons(skill: &serde_json::Value) -> String {
+    skill["decision"]["reasons"]
+        .as_array()
+        .map(|r| {
+            r.iter()
+                .filter_map(|x| x.as_str())
+                .collect::<Vec<_>>()
+                .join(" | ")
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_test_that_fails_then_passes_is_flaky_and_the_last_attempt_counts() {
+    let repo = Repo::plain();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    flaky_skill(&repo, &scratch.path().join("ran-once"));
+    repo.write(".skillgate.toml", "[runner]\nretries = 2\n");
+    let (_, doc) = run_json(&repo, &["check", "--all"]);
+    let skill = &doc["skills"][0];
+    assert_eq!(skill["suite"]["attempts"], 2, "{skill}");
+    assert_eq!(
+        skill["suite"]["earlier_attempts_ms"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+    assert_eq!(skill["tests"]["pass_count"], 2);
+    assert_eq!(skill["tests"]["fail_count"], 0);
+    assert_eq!(skill["tests"]["failed_tests"], serde_json::json!([]));
+    assert_eq!(
+        skill["tests"]["flaky_tests"],
+        serde_json::json!(["db connects"])
+    );
+    let reasons = reasons(skill);
+    assert!(
+        reasons
+            .contains("the suite passed on attempt 2, after 1 failed attempt; flaky: db connects"),
+        "{reasons}"
+    );
+    assert_eq!(skill["decision"]["criteria"]["retries"]["passed"], true);
+}
+
+#[test]
+fn without_retries_the_first_failure_stands() {
+    let repo = Repo::plain();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    flaky_skill(&repo, &scratch.path().join("ran-once"));
+    let (_, doc) = run_json(&repo, &["check", "--all"]);
+    let skill = &doc["skills"][0];
+    assert_eq!(skill["suite"]["attempts"], 1);
+    assert_eq!(skill["tests"]["fail_count"], 1);
+    assert_eq!(skill["tests"]["failed_tests"][0]["name"], "db connects");
+    assert!(skill["tests"].get("flaky_tests").is_none(), "{skill}");
+    assert!(skill["decision"]["criteria"].get("retries").is_none());
+}
+
+#[test]
+fn a_suite_that_always_fails_runs_once_per_retry_and_is_not_flaky() {
+    let repo = Repo::plain();
+    repo.skill(".claude/skills/broken", "broken", 1, 1);
+    repo.write(".skillgate.toml", "[runner]\nretries = 2\n");
+    let (code, doc) = run_json(&repo, &["check", "--all"]);
+    let skill = &doc["skills"][0];
+    assert_eq!(skill["suite"]["attempts"], 3);
+    assert_eq!(skill["tests"]["fail_count"], 1);
+    assert!(skill["tests"].get("flaky_tests").is_none(), "{skill}");
+    let reasons = reasons(skill);
+    assert!(
+        reasons.contains("the suite failed on all 3 attempts; the last one counts"),
+        "{reasons}"
+    );
+    assert_eq!(code, 3);
+}
+
+#[test]
+fn a_passing_suite_is_not_run_again() {
+    let repo = Repo::plain();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let count = scratch.path().join("runs");
+    repo.write(
+        ".claude/skills/once/SKILL.md",
+        "---\nname: once\ndescription: Passes.\n---\n",
+    );
+    repo.write(
+        ".claude/skills/once/test.sh",
+        &format!(
+            "echo run >> '{}'\necho '1..1'\necho 'ok 1'\n",
+            count.display()
+        ),
+    );
+    repo.write(".skillgate.toml", "[runner]\nretries = 3\n");
+    let (_, doc) = run_json(&repo, &["check", "--all"]);
+    assert_eq!(doc["skills"][0]["suite"]["attempts"], 1);
+    assert_eq!(
+        std::fs::read_to_string(&count).expect("the suite ran"),
+        "run\n"
+    );
+}
+
+#[test]
+fn a_timed_out_suite_is_a_failure_of_kind_timeout() {
+    let repo = Repo::plain();
+    repo.write(
+        ".claude/skills/slow/SKILL.md",
+        "---\nname: slow\ndescription: Hangs.\n---\n",
+    );
+    repo.write(
+        ".claude/skills/slow/test.sh",
+        "echo '1..2'\necho 'ok 1 - quick'\nsleep 30\necho 'ok 2 - slow'\n",
+    );
+    repo.write(".skillgate.toml", "[runner]\ntimeout = \"1s\"\n");
+    let started = std::time::Instant::now();
+    let (code, doc) = run_json(&repo, &["check", "--all"]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    let skill = &doc["skills"][0];
+    assert_eq!(skill["suite"]["timed_out"], true);
+    assert_eq!(skill["suite"]["outcome"], "timed out after 1s");
+    let failed = skill["tests"]["failed_tests"]
+        .as_array()
+        .expect("failed tests");
+    let timeout = failed
+        .iter()
+        .find(|t| t["kind"] == "timeout")
+        .unwrap_or_else(|| panic!("a timeout failure in {failed:?}"));
+    assert_eq!(timeout["error"], "the suite timed out after 1s");
+    assert_eq!(skill["decision"]["tier"], "human");
+    assert_eq!(code, 3);
+}
+
+#[test]
+fn bad_retries_in_config_name_the_key_and_line() {
+    let repo = Repo::plain();
+    repo.skill(".claude/skills/a", "a", 1, 0);
+    repo.write(".skillgate.toml", "[runner]\nretries = -1\n");
+    let (code, _, stderr) = run(repo.skillgate(&["check", "--all"]));
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains(".skillgate.toml:2: `runner.retries`"),
+        "{stderr}"
+    );
+}
