@@ -19,6 +19,7 @@ pub mod gate;
 pub mod git;
 pub mod glob;
 pub mod policy;
+pub mod progress;
 pub mod render;
 pub mod results;
 pub mod runner;

@@ -1,16 +1,23 @@
 //! The `skillgate` binary: parse the command line, run the command, map the outcome to an exit code.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use clap::Parser;
 use skillgate::cli::{Cli, Command};
 use skillgate::commands;
+use skillgate::progress::{Display, Progress, Style};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Check(args) => commands::check::run(&args),
+        Command::Check(args) => {
+            let stderr = std::io::stderr();
+            let style = Style::detect(stderr.is_terminal());
+            let progress: Arc<dyn Progress> = Arc::new(Display::new(style, stderr));
+            commands::check::run(&args, &progress)
+        }
         Command::Parse(args) => commands::parse::run(&args),
     };
     match result {

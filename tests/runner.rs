@@ -165,3 +165,67 @@ fn bad_retries_in_config_name_the_key_and_line() {
         "{stderr}"
     );
 }
+
+#[test]
+fn under_github_actions_each_suite_is_a_group_on_stderr_and_stdout_stays_json() {
+    let repo = Repo::plain();
+    repo.skill(".claude/skills/alpha", "alpha", 2, 0);
+    repo.write(
+        ".claude/skills/sneaky/SKILL.md",
+        "---\nname: sneaky\ndescription: Prints workflow commands.\n---\n",
+    );
+    repo.write(
+        ".claude/skills/sneaky/test.sh",
+        "echo '::endgroup::'\necho '::add-mask::nothing'\necho '1..1'\necho 'ok 1'\n",
+    );
+    let mut cmd = repo.skillgate(&["check", "--all", "--format", "json"]);
+    cmd.env("GITHUB_ACTIONS", "true");
+    let (_, stdout, stderr) = run(cmd);
+    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("stdout is only JSON");
+    assert_eq!(doc["skills"].as_array().map(Vec::len), Some(2));
+    assert!(stderr.contains("::group::alpha: exit 0 ("), "{stderr}");
+    assert!(
+        stderr.contains("--- stdout ---\n1..2\nok 1 - passes 1\n"),
+        "{stderr}"
+    );
+    // The suite's own workflow commands sit between stop-commands and its token.
+    let group = stderr
+        .split("::group::sneaky")
+        .nth(1)
+        .expect("a group for sneaky");
+    let token = group
+        .split("::stop-commands::")
+        .nth(1)
+        .and_then(|rest| rest.lines().next())
+        .expect("commands stopped");
+    let inside = group
+        .split(&format!("::{token}::"))
+        .next()
+        .expect("resumed");
+    assert!(
+        inside.contains("::endgroup::\n::add-mask::nothing"),
+        "{group}"
+    );
+    assert!(
+        group.contains(&format!("::{token}::\n::endgroup::")),
+        "{group}"
+    );
+}
+
+#[test]
+fn in_other_logs_each_suite_is_one_line() {
+    let repo = Repo::plain();
+    repo.skill(".claude/skills/alpha", "alpha", 2, 0);
+    repo.skill(".claude/skills/beta", "beta", 1, 1);
+    let (_, _, stderr) = run(repo.skillgate(&["check", "--all", "--format", "json"]));
+    let mut lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("skillgate: "))
+        .map(|l| l.split(" (").next().unwrap_or(l))
+        .collect();
+    lines.sort_unstable();
+    assert_eq!(
+        lines,
+        ["skillgate: alpha: exit 0", "skillgate: beta: exit 0"]
+    );
+}

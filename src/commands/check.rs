@@ -1,6 +1,7 @@
 //! `skillgate check`: discover → run → read → decide → record → render, on a local checkout.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::attempt::{self, Attempt};
@@ -14,6 +15,7 @@ use crate::gate::{
 };
 use crate::git::Git;
 use crate::policy::decide;
+use crate::progress::Progress;
 use crate::render;
 
 use crate::runner::{self, Job};
@@ -69,7 +71,8 @@ struct Prepared {
     resolution: Resolution,
 }
 
-pub fn run(args: &CheckArgs) -> Result<Outcome, Error> {
+/// `progress` hears of each suite as it starts and ends.
+pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Error> {
     let started_at = now();
     let repo = open_repo(&args.repo)?;
     if let Some(out) = &args.out {
@@ -136,10 +139,16 @@ pub fn run(args: &CheckArgs) -> Result<Outcome, Error> {
             .iter()
             .map(|(i, suite)| {
                 let place = workspace.path().join(format!("{i:04}/attempt-{number}"));
-                job(&repo, &place, &prepared[*i].change.skill, suite)
+                let p = &prepared[*i];
+                let label = if number == 1 {
+                    p.name.clone()
+                } else {
+                    format!("{} (attempt {number})", p.name)
+                };
+                job(label, &repo, &place, &p.change.skill, suite)
             })
             .collect();
-        let finished = runner::run_all(batch.clone(), &settings)?;
+        let finished = runner::run_all(batch.clone(), &settings, progress)?;
         for (((i, _), job), done) in pending.iter().zip(&batch).zip(finished) {
             let p = &prepared[*i];
             let skill_dir = repo.join(&p.change.skill.dir);
@@ -491,9 +500,10 @@ fn flag_duplicate_names(prepared: &mut [Prepared]) {
 }
 
 /// One run of a suite, its files under `base`.
-fn job(repo: &Path, base: &Path, skill: &SkillDir, suite: &Suite) -> Job {
+fn job(label: String, repo: &Path, base: &Path, skill: &SkillDir, suite: &Suite) -> Job {
     let report_dir = base.join("reports");
     Job {
+        label,
         program: suite.program.clone(),
         // A detected framework is told to write its reports there.
         args: suite

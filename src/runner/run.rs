@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use super::capture::capture;
 use super::group::{end_group, group_alive, signal_group};
+use crate::progress::{Progress, TICK};
 
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::Semaphore;
@@ -36,6 +37,8 @@ pub enum RunnerError {
 /// One suite to run.
 #[derive(Debug, Clone)]
 pub struct Job {
+    /// What a person calls it in progress output: the skill, and the attempt when retried.
+    pub label: String,
     pub program: String,
     pub args: Vec<String>,
     /// The skill directory.
@@ -73,6 +76,11 @@ pub struct Finished {
 }
 
 impl Finished {
+    /// Exited 0 on its own.
+    pub fn succeeded(&self) -> bool {
+        self.exit_code == Some(0) && !self.timed_out && self.spawn_error.is_none()
+    }
+
     /// One line for a person: `exit 0`, `exit 2`, `killed by signal 9`, `timed out after 10m`.
     pub fn describe(&self, timeout: Duration) -> String {
         if let Some(err) = &self.spawn_error {
@@ -90,7 +98,12 @@ impl Finished {
 }
 
 /// Run every job, at most `settings.jobs` at once; results come back in the order of `jobs`.
-pub fn run_all(jobs: Vec<Job>, settings: &Settings) -> Result<Vec<Finished>, RunnerError> {
+/// `progress` hears of each suite as it starts and ends.
+pub fn run_all(
+    jobs: Vec<Job>,
+    settings: &Settings,
+    progress: &Arc<dyn Progress>,
+) -> Result<Vec<Finished>, RunnerError> {
     for job in &jobs {
         std::fs::create_dir_all(&job.report_dir).map_err(|source| RunnerError::Prepare {
             path: job.report_dir.clone(),
@@ -101,6 +114,7 @@ pub fn run_all(jobs: Vec<Job>, settings: &Settings) -> Result<Vec<Finished>, Run
         .enable_all()
         .build()
         .map_err(RunnerError::Runtime)?;
+    progress.begin(jobs.len());
     runtime.block_on(async {
         // Interrupting the gate (Ctrl-C, a cancelled CI job) must not orphan the suites: they
         // run in their own process groups, out of reach of the terminal's signals.
@@ -111,16 +125,31 @@ pub fn run_all(jobs: Vec<Job>, settings: &Settings) -> Result<Vec<Finished>, Run
         let settings = Arc::new(settings.clone());
         let handles: Vec<_> = jobs
             .into_iter()
-            .map(|job| {
+            .enumerate()
+            .map(|(index, job)| {
                 let permits = Arc::clone(&permits);
                 let settings = Arc::clone(&settings);
                 let live = Arc::clone(&live);
+                let progress = Arc::clone(progress);
                 tokio::spawn(async move {
                     let _permit = permits.acquire_owned().await;
-                    run_one(job, &settings, &live).await
+                    progress.started(index, &job);
+                    let finished = run_one(&job, &settings, &live).await;
+                    progress.finished(index, &job, &finished, settings.timeout);
+                    finished
                 })
             })
             .collect();
+        let ticker = {
+            let progress = Arc::clone(progress);
+            tokio::spawn(async move {
+                let mut every = tokio::time::interval(TICK);
+                loop {
+                    every.tick().await;
+                    progress.tick();
+                }
+            })
+        };
         let collect = async {
             let mut results = Vec::with_capacity(handles.len());
             for handle in handles {
@@ -136,13 +165,20 @@ pub fn run_all(jobs: Vec<Job>, settings: &Settings) -> Result<Vec<Finished>, Run
             }
             results
         };
-        let name = tokio::select! {
-            results = collect => return Ok(results),
-            _ = interrupt.recv() => "SIGINT",
-            _ = terminate.recv() => "SIGTERM",
+        let stopped = tokio::select! {
+            results = collect => Ok(results),
+            _ = interrupt.recv() => Err("SIGINT"),
+            _ = terminate.recv() => Err("SIGTERM"),
         };
-        stop_all(&live).await;
-        Err(RunnerError::Interrupted(name))
+        ticker.abort();
+        progress.done();
+        match stopped {
+            Ok(results) => Ok(results),
+            Err(name) => {
+                stop_all(&live).await;
+                Err(RunnerError::Interrupted(name))
+            }
+        }
     })
 }
 
@@ -164,7 +200,7 @@ async fn stop_all(live: &Live) {
     }
 }
 
-async fn run_one(job: Job, settings: &Settings, live: &Live) -> Finished {
+async fn run_one(job: &Job, settings: &Settings, live: &Live) -> Finished {
     let started = Instant::now();
     let mut finished = Finished {
         exit_code: None,
@@ -268,8 +304,14 @@ mod tests {
         }
     }
 
+    fn run_silent(jobs: Vec<Job>, settings: &Settings) -> Result<Vec<Finished>, RunnerError> {
+        let silent: Arc<dyn Progress> = Arc::new(crate::progress::Silent);
+        run_all(jobs, settings, &silent)
+    }
+
     fn job(dir: &std::path::Path, name: &str, script: &str) -> Job {
         Job {
+            label: name.to_owned(),
             program: "bash".into(),
             args: vec!["-c".into(), script.into()],
             cwd: dir.to_path_buf(),
@@ -306,7 +348,7 @@ mod tests {
             ),
             job(dir.path(), "b", "kill -9 $$"),
         ];
-        let done = run_all(jobs, &settings(Duration::from_secs(30), 1024)).expect("run");
+        let done = run_silent(jobs, &settings(Duration::from_secs(30), 1024)).expect("run");
         assert_eq!(done[0].exit_code, Some(3));
         assert_eq!(
             std::fs::read_to_string(dir.path().join("a.out")).expect("out"),
@@ -333,7 +375,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let pidfile = dir.path().join("child.pid");
         let script = format!("sleep 1000 & echo $! > {}; wait", pidfile.display());
-        let done = run_all(
+        let done = run_silent(
             vec![job(dir.path(), "hang", &script)],
             &settings(Duration::from_millis(500), 1024),
         )
@@ -353,7 +395,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let pidfile = dir.path().join("bg.pid");
         let script = format!("sleep 1000 & echo $! > {}; exit 0", pidfile.display());
-        let done = run_all(
+        let done = run_silent(
             vec![job(dir.path(), "bg", &script)],
             &settings(Duration::from_secs(30), 1024),
         )
@@ -367,7 +409,7 @@ mod tests {
     fn output_is_capped_head_and_tail() {
         let dir = tempfile::tempdir().expect("tempdir");
         let script = "for i in $(seq 1 2000); do echo line-$i; done";
-        let done = run_all(
+        let done = run_silent(
             vec![job(dir.path(), "big", script)],
             &settings(Duration::from_secs(30), 200),
         )
@@ -384,7 +426,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut j = job(dir.path(), "x", "");
         j.program = "definitely-not-a-program-xyz".into();
-        let done = run_all(vec![j], &settings(Duration::from_secs(5), 100)).expect("run");
+        let done = run_silent(vec![j], &settings(Duration::from_secs(5), 100)).expect("run");
         assert!(
             done[0]
                 .spawn_error

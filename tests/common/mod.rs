@@ -112,6 +112,7 @@ pub fn skillgate() -> Command {
         "GITHUB_EVENT_NAME",
         "GITHUB_RUN_ID",
         "GITHUB_RUN_ATTEMPT",
+        "GITHUB_ACTIONS",
     ] {
         cmd.env_remove(var);
     }

@@ -1,0 +1,364 @@
+//! What a person watching sees while suites run: a live display on a terminal (suite, elapsed,
+//! status) that is erased when the run ends; under GitHub Actions, a collapsible group per suite
+//! with its output; in any other log, one line per suite. Always on stderr, never on stdout.
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::runner::{Finished, Job};
+
+/// How often the live display redraws.
+pub const TICK: Duration = Duration::from_millis(100);
+
+/// The longest label shown, so a line never wraps and breaks the redraw.
+const MAX_LABEL_CHARS: usize = 48;
+
+/// Told as suites start and end. Called from the runner's tasks: implementations lock.
+pub trait Progress: Send + Sync {
+    /// A batch of `total` suites is about to run (the first run, then each round of retries).
+    fn begin(&self, total: usize) {
+        let _ = total;
+    }
+    fn started(&self, index: usize, job: &Job);
+    fn finished(&self, index: usize, job: &Job, finished: &Finished, timeout: Duration);
+    /// Every [`TICK`] while suites run.
+    fn tick(&self) {}
+    /// The run is over: leave the terminal as it was.
+    fn done(&self) {}
+}
+
+/// For runs nobody watches (tests, `parse`).
+pub struct Silent;
+
+impl Progress for Silent {
+    fn started(&self, _: usize, _: &Job) {}
+    fn finished(&self, _: usize, _: &Job, _: &Finished, _: Duration) {}
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// A terminal: running suites redrawn in place.
+    Live,
+    /// GitHub Actions: `::group::` per suite, with the suite's output inside.
+    Actions,
+    /// Any other log: a line per finished suite.
+    Lines,
+}
+
+impl Style {
+    /// The style for stderr in this environment.
+    pub fn detect(stderr_is_terminal: bool) -> Self {
+        let env = |name: &str| std::env::var(name).unwrap_or_default();
+        if env("GITHUB_ACTIONS") == "true" {
+            Self::Actions
+        } else if stderr_is_terminal && env("TERM") != "dumb" && env("CI").is_empty() {
+            Self::Live
+        } else {
+            Self::Lines
+        }
+    }
+}
+
+/// A [`Progress`] writing to a stream (stderr, or a buffer in tests).
+pub struct Display<W> {
+    style: Style,
+    state: Mutex<State<W>>,
+}
+
+struct State<W> {
+    out: W,
+    total: usize,
+    done: usize,
+    running: BTreeMap<usize, (String, Instant)>,
+    /// Lines of the live block now on screen, erased before each redraw.
+    drawn: usize,
+    frame: usize,
+}
+
+impl<W: Write + Send> Display<W> {
+    pub fn new(style: Style, out: W) -> Self {
+        Self {
+            style,
+            state: Mutex::new(State {
+                out,
+                total: 0,
+                done: 0,
+                running: BTreeMap::new(),
+                drawn: 0,
+                frame: 0,
+            }),
+        }
+    }
+
+    /// The writer, for tests.
+    pub fn into_inner(self) -> W {
+        match self.state.into_inner() {
+            Ok(state) => state.out,
+            Err(poisoned) => poisoned.into_inner().out,
+        }
+    }
+
+    fn with_state(&self, f: impl FnOnce(&mut State<W>)) {
+        // A panic in another suite's report must not silence the rest.
+        let mut state = match self.state.lock() {
+            Ok(state) => state,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        f(&mut state);
+    }
+}
+
+impl<W: Write + Send> Progress for Display<W> {
+    fn begin(&self, total: usize) {
+        self.with_state(|state| {
+            state.total = total;
+            state.done = 0;
+        });
+    }
+
+    fn started(&self, index: usize, job: &Job) {
+        let style = self.style;
+        self.with_state(|state| {
+            state
+                .running
+                .insert(index, (label(&job.label), Instant::now()));
+            if style == Style::Live {
+                state.redraw();
+            }
+        });
+    }
+
+    fn finished(&self, index: usize, job: &Job, finished: &Finished, timeout: Duration) {
+        let style = self.style;
+        self.with_state(|state| {
+            state.running.remove(&index);
+            state.done += 1;
+            let status = finished.describe(timeout);
+            let secs = finished.duration.as_secs_f64();
+            let name = label(&job.label);
+            // Best effort throughout: a closed stderr must not stop the gate.
+            match style {
+                Style::Live => {
+                    state.erase();
+                    let mark = if finished.succeeded() { "✓" } else { "✗" };
+                    let _ = writeln!(state.out, "  {mark} {name}  {status}  {secs:.1}s");
+                    state.redraw();
+                }
+                Style::Lines => {
+                    let _ = writeln!(state.out, "skillgate: {name}: {status} ({secs:.1}s)");
+                }
+                Style::Actions => {
+                    let _ = write_group(&mut state.out, &name, &status, secs, job, &token());
+                }
+            }
+            let _ = state.out.flush();
+        });
+    }
+
+    fn tick(&self) {
+        if self.style == Style::Live {
+            self.with_state(|state| {
+                state.frame = state.frame.wrapping_add(1);
+                state.redraw();
+            });
+        }
+    }
+
+    fn done(&self) {
+        if self.style == Style::Live {
+            self.with_state(|state| {
+                state.erase();
+                let _ = state.out.flush();
+            });
+        }
+    }
+}
+
+impl<W: Write> State<W> {
+    fn erase(&mut self) {
+        if self.drawn > 0 {
+            // Up to the block's first line, then clear to the end of the screen.
+            let _ = write!(self.out, "\x1b[{}A\r\x1b[J", self.drawn);
+            self.drawn = 0;
+        }
+    }
+
+    fn redraw(&mut self) {
+        const SPINNER: [char; 10] = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+        self.erase();
+        let spin = SPINNER[self.frame % SPINNER.len()];
+        let mut lines = 0;
+        for (name, since) in self.running.values() {
+            let secs = since.elapsed().as_secs_f64();
+            let _ = writeln!(self.out, "  {spin} {name}  running  {secs:.1}s");
+            lines += 1;
+        }
+        let _ = writeln!(
+            self.out,
+            "  {} of {} suites done, {} running",
+            self.done,
+            self.total,
+            self.running.len()
+        );
+        self.drawn = lines + 1;
+        let _ = self.out.flush();
+    }
+}
+
+/// A label safe to show: control characters replaced, cut to [`MAX_LABEL_CHARS`].
+fn label(text: &str) -> String {
+    let mut out: String = text
+        .chars()
+        .map(|c| if c.is_control() { '?' } else { c })
+        .take(MAX_LABEL_CHARS)
+        .collect();
+    if text.chars().count() > MAX_LABEL_CHARS {
+        out.push('…');
+    }
+    out
+}
+
+/// One suite's output in a collapsible group. Workflow commands are off inside it: a suite
+/// printing `::endgroup::`, `::add-mask::` or `::set-output` cannot act on the gate's job.
+fn write_group(
+    out: &mut impl Write,
+    name: &str,
+    status: &str,
+    secs: f64,
+    job: &Job,
+    token: &str,
+) -> std::io::Result<()> {
+    writeln!(out, "::group::{name}: {status} ({secs:.1}s)")?;
+    writeln!(out, "::stop-commands::{token}")?;
+    for (stream, path) in [("stdout", &job.stdout), ("stderr", &job.stderr)] {
+        let Ok(mut file) = std::fs::File::open(path) else {
+            continue;
+        };
+        if file.metadata().is_ok_and(|m| m.len() == 0) {
+            continue;
+        }
+        writeln!(out, "--- {stream} ---")?;
+        let mut ends_with_newline = true;
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = file.read(&mut buf)?;
+            let Some(chunk) = buf.get(..n).filter(|c| !c.is_empty()) else {
+                break;
+            };
+            out.write_all(chunk)?;
+            ends_with_newline = chunk.ends_with(b"\n");
+        }
+        if !ends_with_newline {
+            writeln!(out)?;
+        }
+    }
+    writeln!(out, "::{token}::")?;
+    writeln!(out, "::endgroup::")
+}
+
+/// A token a suite cannot guess: it is made after the suite ended.
+fn token() -> String {
+    let mut bytes = [0u8; 16];
+    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if read.is_err() {
+        // No urandom: the clock's nanoseconds still change from suite to suite.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        bytes = nanos.to_le_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(dir: &std::path::Path, label: &str) -> Job {
+        Job {
+            label: label.to_owned(),
+            program: "true".to_owned(),
+            args: Vec::new(),
+            cwd: dir.to_path_buf(),
+            report_dir: dir.join("reports"),
+            stdout: dir.join("stdout.log"),
+            stderr: dir.join("stderr.log"),
+        }
+    }
+
+    fn finished(code: i32) -> Finished {
+        Finished {
+            exit_code: Some(code),
+            signal: None,
+            timed_out: false,
+            duration: Duration::from_millis(1200),
+            spawn_error: None,
+            stdout_bytes: 0,
+            stderr_bytes: 0,
+        }
+    }
+
+    #[test]
+    fn actions_groups_hold_the_output_with_commands_stopped() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let job = job(dir.path(), "csv-summary");
+        std::fs::write(&job.stdout, "ok 1\n::endgroup::\n::add-mask::x").expect("write");
+        let mut out = Vec::new();
+        write_group(&mut out, "csv-summary", "exit 1", 1.24, &job, "abc123").expect("write");
+        assert_eq!(
+            String::from_utf8(out).expect("utf8"),
+            "::group::csv-summary: exit 1 (1.2s)\n::stop-commands::abc123\n--- stdout ---\n\
+             ok 1\n::endgroup::\n::add-mask::x\n::abc123::\n::endgroup::\n"
+        );
+        let (a, b) = (token(), token());
+        assert_eq!(a.len(), 32);
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn plain_logs_get_a_line_per_suite() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let display = Display::new(Style::Lines, Vec::new());
+        display.begin(2);
+        let a = job(dir.path(), "alpha");
+        display.started(0, &a);
+        display.tick();
+        display.finished(0, &a, &finished(0), Duration::from_secs(600));
+        display.done();
+        assert_eq!(
+            String::from_utf8(display.into_inner()).expect("utf8"),
+            "skillgate: alpha: exit 0 (1.2s)\n"
+        );
+    }
+
+    #[test]
+    fn the_live_display_redraws_in_place_and_is_erased_at_the_end() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let display = Display::new(Style::Live, Vec::new());
+        display.begin(2);
+        let (a, b) = (job(dir.path(), "alpha"), job(dir.path(), "beta\u{1b}[31m"));
+        display.started(0, &a);
+        display.started(1, &b);
+        display.finished(0, &a, &finished(2), Duration::from_secs(600));
+        display.done();
+        let text = String::from_utf8(display.into_inner()).expect("utf8");
+        // Every block drawn is erased: as many lines up as were drawn, then cleared.
+        assert!(text.contains("  ✗ alpha  exit 2  1.2s\n"), "{text}");
+        assert!(
+            text.contains("beta?[31m  running"),
+            "control characters shown as ?: {text}"
+        );
+        assert!(
+            text.ends_with("  1 of 2 suites done, 1 running\n\x1b[2A\r\x1b[J"),
+            "{text:?}"
+        );
+    }
+
+    #[test]
+    fn long_labels_are_cut() {
+        assert_eq!(label(&"x".repeat(60)).chars().count(), MAX_LABEL_CHARS + 1);
+        assert_eq!(label("a\tb"), "a?b");
+    }
+}
