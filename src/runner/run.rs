@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::capture::capture;
-use super::group::{end_group, group_alive, signal_group};
+use super::group::{self, become_subreaper, end_group, end_orphans, group_alive, signal_group};
 use crate::progress::{Progress, TICK};
 
 use tokio::signal::unix::{SignalKind, signal};
@@ -115,6 +115,7 @@ pub fn run_all(
         .build()
         .map_err(RunnerError::Runtime)?;
     progress.begin(jobs.len());
+    become_subreaper();
     runtime.block_on(async {
         // Interrupting the gate (Ctrl-C, a cancelled CI job) must not orphan the suites: they
         // run in their own process groups, out of reach of the terminal's signals.
@@ -172,13 +173,16 @@ pub fn run_all(
         };
         ticker.abort();
         progress.done();
-        match stopped {
+        let result = match stopped {
             Ok(results) => Ok(results),
             Err(name) => {
                 stop_all(&live).await;
                 Err(RunnerError::Interrupted(name))
             }
-        }
+        };
+        // What left its group (`setsid`, daemons) is ended too, once no suite runs.
+        end_orphans().await;
+        result
     })
 }
 
@@ -232,8 +236,11 @@ async fn run_one(job: &Job, settings: &Settings, live: &Live) -> Finished {
         }
     };
     let pgid = child.id().and_then(|id| i32::try_from(id).ok());
-    if let (Some(pgid), Ok(mut groups)) = (pgid, live.lock()) {
-        groups.push(pgid);
+    if let Some(pgid) = pgid {
+        group::running(pgid, true);
+        if let Ok(mut groups) = live.lock() {
+            groups.push(pgid);
+        }
     }
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
@@ -256,6 +263,9 @@ async fn run_one(job: &Job, settings: &Settings, live: &Live) -> Finished {
             }
         }
     };
+    if let Some(pgid) = pgid {
+        group::running(pgid, false);
+    }
     // Whatever the suite left running in its group (`sleep 1000 &`) ends with it.
     end_group(pgid).await;
     if let (Some(pgid), Ok(mut groups)) = (pgid, live.lock()) {
@@ -403,6 +413,31 @@ mod tests {
         assert_eq!(done[0].exit_code, Some(0));
         let pid = read_pid(&pidfile);
         assert!(!alive(pid), "the background child {pid} survived");
+    }
+
+    #[test]
+    fn a_process_that_leaves_the_group_is_ended_with_the_run() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pidfile = dir.path().join("daemon.pid");
+        // Wait until it has its own session (field 6 of its stat), so the group's end cannot
+        // catch it first.
+        let script = format!(
+            "setsid sleep 1000 >/dev/null 2>&1 < /dev/null & pid=$!; echo $pid > {}\n\
+             until [ \"$(cut -d' ' -f6 /proc/$pid/stat)\" = \"$pid\" ]; do sleep 0.01; done",
+            pidfile.display()
+        );
+        let done = run_silent(
+            vec![job(dir.path(), "daemon", &script)],
+            &settings(Duration::from_secs(30), 1024),
+        )
+        .expect("run");
+        assert_eq!(done[0].exit_code, Some(0));
+        let pid = read_pid(&pidfile);
+        assert!(!alive(pid), "the daemon {pid} survived the run");
+        assert!(
+            !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+            "the daemon {pid} was not reaped"
+        );
     }
 
     #[test]
