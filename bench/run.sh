@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Benchmark the report readers: a ~500 MB JUnit file with 1M cases and a 1M-test TAP stream,
+# Benchmark the report readers (a ~500 MB JUnit file with 1M cases, a 1M-test TAP stream) and
+# the suite runner (parallelism, per-suite overhead, memory under a 1 GiB flood). The files are
 # read by skillgate and (JUnit) by junit-parser, one process each; counts are checked against
 # what the generator wrote. Each reader runs $RUNS times (default 7) and the median throughput
 # is printed with the range: the VM is shared and single runs vary by ±25 %.
@@ -34,3 +35,8 @@ measure skillgate "$dir/junit.xml" "$runs"
 measure junit-parser "$dir/junit.xml" 3 || true
 echo "== TAP $(du -h "$dir/tap.tap" | cut -f1)"
 measure skillgate "$dir/tap.tap" "$runs"
+
+echo "== Runner"
+"$bin" runner-parallel
+"$bin" runner-overhead 100
+"$bin" runner-flood 1073741824

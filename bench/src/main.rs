@@ -5,7 +5,8 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
 use std::path::Path;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// One test in this many fails, with a multi-KB message.
 const FAIL_EVERY: u64 = 100;
@@ -19,7 +20,12 @@ fn main() -> ExitCode {
         ["gen-tap", path, cases] => gen_tap(Path::new(path), parse(cases)),
         ["skillgate", path] => read_skillgate(Path::new(path)),
         ["junit-parser", path] => read_junit_parser(Path::new(path)),
-        _ => Err("usage: skillgate-bench gen-junit|gen-tap PATH CASES | skillgate|junit-parser PATH".into()),
+        ["runner-parallel"] => runner_parallel(),
+        ["runner-overhead", runs] => runner_overhead(parse(runs) as usize),
+        ["runner-flood", bytes] => runner_flood(parse(bytes)),
+        _ => Err("usage: skillgate-bench gen-junit|gen-tap PATH CASES | skillgate|junit-parser PATH \
+                  | runner-parallel | runner-overhead RUNS | runner-flood BYTES"
+            .into()),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -148,6 +154,93 @@ fn read_junit_parser(path: &Path) -> Result<()> {
         }
     }
     report("junit-parser", path, started, format!("{passed} passed, {failed} failed, {skipped} skipped"))
+}
+
+/// Run shell suites through the gate's runner, in a scratch directory.
+fn run_suites(scripts: &[&str], jobs: usize, cap: u64) -> Result<Vec<skillgate::runner::Finished>> {
+    use skillgate::runner::{Job, Settings, run_all};
+    let dir = tempfile::tempdir()?;
+    let jobs_list: Vec<Job> = scripts
+        .iter()
+        .enumerate()
+        .map(|(i, script)| Job {
+            label: format!("suite {i}"),
+            program: "bash".into(),
+            args: vec!["-c".into(), (*script).into()],
+            cwd: dir.path().to_path_buf(),
+            report_dir: dir.path().join(format!("{i}/reports")),
+            stdout: dir.path().join(format!("{i}/stdout.log")),
+            stderr: dir.path().join(format!("{i}/stderr.log")),
+        })
+        .collect();
+    let settings = Settings {
+        jobs,
+        timeout: Duration::from_secs(600),
+        output_cap: cap,
+        env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+    };
+    let silent: Arc<dyn skillgate::progress::Progress> = Arc::new(skillgate::progress::Silent);
+    Ok(run_all(jobs_list, &settings, &silent)?)
+}
+
+/// 16 suites of `sleep 1`, 8 at a time: two waves, so the ideal is 2 s.
+fn runner_parallel() -> Result<()> {
+    let started = Instant::now();
+    let done = run_suites(&["sleep 1"; 16], 8, 16 << 20)?;
+    let secs = started.elapsed().as_secs_f64();
+    if done.iter().any(|d| d.exit_code != Some(0)) {
+        return Err("a sleep suite failed".into());
+    }
+    println!("runner-parallel: 16 x sleep 1 with --jobs 8 in {secs:.3} s");
+    Ok(())
+}
+
+/// A `true` suite through the runner, against spawning `true` directly: the median of each.
+fn runner_overhead(runs: usize) -> Result<()> {
+    let mut gate = Vec::with_capacity(runs);
+    let mut direct = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let started = Instant::now();
+        let status = std::process::Command::new("bash").args(["-c", "true"]).status()?;
+        direct.push(started.elapsed());
+        if !status.success() {
+            return Err("true failed".into());
+        }
+        let started = Instant::now();
+        run_suites(&["true"], 1, 16 << 20)?;
+        gate.push(started.elapsed());
+    }
+    let median = |v: &mut Vec<Duration>| {
+        v.sort();
+        v[v.len() / 2]
+    };
+    let (gate, direct) = (median(&mut gate), median(&mut direct));
+    println!(
+        "runner-overhead: a `true` suite {:.2} ms through the runner, {:.2} ms spawned directly: \
+         {:.2} ms of gate overhead (medians of {runs})",
+        gate.as_secs_f64() * 1e3,
+        direct.as_secs_f64() * 1e3,
+        gate.saturating_sub(direct).as_secs_f64() * 1e3
+    );
+    Ok(())
+}
+
+/// A suite printing `bytes` of output, captured with the default 16 MiB cap.
+fn runner_flood(bytes: u64) -> Result<()> {
+    let script = format!("head -c {bytes} /dev/zero | tr '\\0' 'x'");
+    let started = Instant::now();
+    let done = run_suites(&[&script], 1, 16 << 20)?;
+    let secs = started.elapsed().as_secs_f64();
+    println!(
+        "runner-flood: {} MB printed, {} MB seen, in {secs:.2} s, peak RSS {} MB",
+        bytes / 1_000_000,
+        done[0].stdout_bytes / 1_000_000,
+        peak_rss_kb() / 1024
+    );
+    if done[0].stdout_bytes != bytes {
+        return Err("the runner did not see every byte".into());
+    }
+    Ok(())
 }
 
 /// Peak resident set of this process, from getrusage (kilobytes on Linux).
