@@ -229,3 +229,123 @@ fn in_other_logs_each_suite_is_one_line() {
         ["skillgate: alpha: exit 0", "skillgate: beta: exit 0"]
     );
 }
+
+#[test]
+fn suite_and_report_paths_that_leave_the_repository_are_refused() {
+    let repo = Repo::plain();
+    let outside = tempfile::tempdir().expect("tempdir");
+    let ran = outside.path().join("ran");
+    std::fs::write(
+        outside.path().join("evil.sh"),
+        format!("touch '{}'\n", ran.display()),
+    )
+    .expect("write");
+    repo.write(
+        ".claude/skills/escape/SKILL.md",
+        "---\nname: escape\ndescription: Suite outside.\nmetadata:\n  test-suite: tests/run.sh\n---\n",
+    );
+    std::fs::create_dir_all(repo.path().join(".claude/skills/escape/tests")).expect("mkdir");
+    std::os::unix::fs::symlink(
+        outside.path().join("evil.sh"),
+        repo.path().join(".claude/skills/escape/tests/run.sh"),
+    )
+    .expect("symlink");
+    repo.write(
+        ".claude/skills/reports/SKILL.md",
+        "---\nname: reports\ndescription: Report outside.\nmetadata:\n  test-report: \"../../../../etc/*.xml\"\n---\n",
+    );
+    repo.write(
+        ".claude/skills/reports/test.sh",
+        "echo '1..1'; echo 'ok 1'\n",
+    );
+    let (_, doc) = run_json(&repo, &["check", "--all"]);
+    let escape = common::skill(&doc, "escape");
+    assert_eq!(escape["decision"]["tier"], "human");
+    assert!(
+        escape["suite"]["outcome"]
+            .as_str()
+            .is_some_and(|o| o.contains("resolves outside the repository")),
+        "{escape}"
+    );
+    assert!(!ran.exists(), "the escaping suite ran");
+    let reports = common::skill(&doc, "reports");
+    let lint: Vec<&str> = reports["lint"]
+        .as_array()
+        .expect("lint")
+        .iter()
+        .filter_map(|f| f["message"].as_str())
+        .collect();
+    assert!(
+        lint.iter()
+            .any(|m| m.contains("leaves the skill directory; refused")),
+        "{lint:?}"
+    );
+    assert_eq!(reports["decision"]["decision"], "needs_correction");
+}
+
+#[test]
+fn a_suite_flooding_its_output_is_capped_head_and_tail() {
+    let repo = Repo::plain();
+    repo.write(
+        ".claude/skills/loud/SKILL.md",
+        "---\nname: loud\ndescription: Prints a lot.\n---\n",
+    );
+    repo.write(
+        ".claude/skills/loud/test.sh",
+        "echo '1..1'\nseq 1 200000\necho 'ok 1 - survived'\n",
+    );
+    repo.write(".skillgate.toml", "[runner]\noutput-cap = \"4KiB\"\n");
+    let mut cmd = repo.skillgate(&["check", "--all", "--format", "json"]);
+    cmd.env("GITHUB_ACTIONS", "true");
+    let (_, stdout, stderr) = run(cmd);
+    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    // The head holds the plan, the tail the test point: the TAP still reads whole.
+    assert_eq!(doc["skills"][0]["tests"]["pass_count"], 1, "{doc}");
+    let group = stderr.split("::group::loud").nth(1).expect("a group");
+    assert!(group.contains("\n1..1\n1\n2\n"), "the head");
+    assert!(group.contains("200000\nok 1 - survived\n"), "the tail");
+    assert!(
+        group.contains(" bytes of output cut here]"),
+        "the cut is marked"
+    );
+    assert!(group.len() < 6000, "{} bytes shown", group.len());
+}
+
+#[test]
+fn background_processes_do_not_outlive_the_gate() {
+    let repo = Repo::plain();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let pids = scratch.path().join("pids");
+    repo.write(
+        ".claude/skills/spawner/SKILL.md",
+        "---\nname: spawner\ndescription: Leaves children.\n---\n",
+    );
+    repo.write(
+        ".claude/skills/spawner/test.sh",
+        &format!(
+            "sleep 1000 & echo $! >> '{p}'\n\
+             (sleep 1000 & echo $! >> '{p}'; wait) &\n\
+             setsid sleep 1000 </dev/null >/dev/null 2>&1 & d=$!; echo $d >> '{p}'\n\
+             until [ \"$(cut -d' ' -f6 /proc/$d/stat)\" = \"$d\" ]; do sleep 0.01; done\n\
+             while [ \"$(wc -l < '{p}')\" -lt 3 ]; do sleep 0.01; done\n\
+             echo '1..1'; echo 'ok 1'\n",
+            p = pids.display()
+        ),
+    );
+    let (_, doc) = run_json(&repo, &["check", "--all"]);
+    assert_eq!(doc["skills"][0]["tests"]["pass_count"], 1);
+    let listed = std::fs::read_to_string(&pids).expect("pids written");
+    let pids: Vec<i32> = listed
+        .lines()
+        .map(|l| l.trim().parse().expect("pid"))
+        .collect();
+    assert_eq!(pids.len(), 3);
+    for pid in pids {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat.rsplit(") ").next().unwrap_or_default();
+        assert!(
+            stat.is_empty() || state.starts_with('Z'),
+            "process {pid} outlived the gate: {stat}"
+        );
+    }
+}
