@@ -92,29 +92,62 @@ pub(super) async fn end_orphans() -> usize {
             break;
         }
         ended += orphans.len();
-        // SAFETY: getpgrp has no arguments and cannot fail.
-        let own_group = unsafe { libc::getpgrp() };
-        for (pid, pgid) in &orphans {
-            if *pgid > 1 && *pgid != own_group {
-                signal_group(Some(*pgid), libc::SIGTERM);
-            }
-            // SAFETY: kill(2) on one pid; no memory is involved.
-            unsafe { libc::kill(*pid, libc::SIGTERM) };
-        }
-        let deadline = Instant::now() + LEFTOVER_GRACE;
-        while Instant::now() < deadline && orphans.iter().any(|(pid, _)| !reaped(*pid)) {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        for (pid, pgid) in &orphans {
-            if *pgid > 1 && *pgid != own_group {
-                signal_group(Some(*pgid), libc::SIGKILL);
-            }
-            // SAFETY: as above.
-            unsafe { libc::kill(*pid, libc::SIGKILL) };
-            wait_for(*pid);
-        }
+        end_processes(&orphans).await;
     }
     ended
+}
+
+/// End the orphans that hold one of `pipes` open (`pipe:[inode]`, see [`fd_target`]): a
+/// daemon a suite started without redirecting its output keeps that suite's capture open.
+pub(super) async fn end_pipe_holders(pipes: &[String]) -> usize {
+    let holders: Vec<(i32, i32)> = orphans()
+        .into_iter()
+        .filter(|(pid, _)| holds(*pid, pipes))
+        .collect();
+    end_processes(&holders).await;
+    holders.len()
+}
+
+/// What one of the gate's file descriptors is open on (`pipe:[4242]`), from `/proc`.
+pub(super) fn fd_target(fd: i32) -> Option<String> {
+    let target = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?;
+    target.to_str().map(str::to_owned)
+}
+
+fn holds(pid: i32, targets: &[String]) -> bool {
+    let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return false;
+    };
+    fds.filter_map(Result::ok)
+        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+        .any(|target| targets.iter().any(|t| target.as_os_str() == t.as_str()))
+}
+
+/// TERM each process and its group, KILL what is left after the grace, and reap them.
+async fn end_processes(processes: &[(i32, i32)]) {
+    if processes.is_empty() {
+        return;
+    }
+    // SAFETY: getpgrp has no arguments and cannot fail.
+    let own_group = unsafe { libc::getpgrp() };
+    let signal_all = |signal: i32| {
+        for (pid, pgid) in processes {
+            if *pgid > 1 && *pgid != own_group {
+                signal_group(Some(*pgid), signal);
+            }
+            // SAFETY: kill(2) on one pid; no memory is involved.
+            unsafe { libc::kill(*pid, signal) };
+        }
+    };
+    signal_all(libc::SIGTERM);
+    let deadline = Instant::now() + LEFTOVER_GRACE;
+    while Instant::now() < deadline && processes.iter().any(|(pid, _)| !reaped(*pid)) {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    signal_all(libc::SIGKILL);
+    for (pid, _) in processes {
+        wait_for(*pid);
+    }
 }
 
 /// Whether a child has exited (and is now reaped).

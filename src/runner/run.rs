@@ -2,6 +2,7 @@
 //! results in the order asked whatever finishes first.
 
 use std::ffi::OsString;
+use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Arc;
@@ -16,6 +17,10 @@ use tokio::sync::Semaphore;
 
 /// How long a suite gets between TERM and KILL.
 pub const KILL_GRACE: Duration = Duration::from_secs(3);
+
+/// How long a suite's pipes may stay open once its process group is gone, before the
+/// processes that left the group holding them are ended.
+const HOLDER_WAIT: Duration = Duration::from_millis(200);
 
 /// How long to wait for a suite's pipes to close once its process group is gone.
 const DRAIN_WAIT: Duration = Duration::from_secs(5);
@@ -244,6 +249,14 @@ async fn run_one(job: &Job, settings: &Settings, live: &Live) -> Finished {
     }
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
+    let pipes: Vec<String> = [
+        stdout.as_ref().map(AsRawFd::as_raw_fd),
+        stderr.as_ref().map(AsRawFd::as_raw_fd),
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(group::fd_target)
+    .collect();
     let cap = settings.output_cap;
     let (out_path, err_path) = (job.stdout.clone(), job.stderr.clone());
     let out_task = tokio::spawn(async move { capture(stdout, &out_path, cap).await });
@@ -277,7 +290,18 @@ async fn run_one(job: &Job, settings: &Settings, live: &Live) -> Finished {
         finished.exit_code = status.code();
         finished.signal = status.signal();
     }
-    // Both captures run already; one deadline bounds the wait for the two of them.
+    // Both captures run already. A process that left the group can still hold a pipe (a
+    // daemon started without redirecting its output): after a moment it is ended, so that the
+    // capture reaches its end and keeps the tail.
+    let soon = tokio::time::Instant::now() + HOLDER_WAIT;
+    while !(out_task.is_finished() && err_task.is_finished()) && tokio::time::Instant::now() < soon
+    {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    if !(out_task.is_finished() && err_task.is_finished()) {
+        group::end_pipe_holders(&pipes).await;
+    }
+    // One deadline bounds the wait for the two of them.
     let deadline = tokio::time::Instant::now() + DRAIN_WAIT;
     finished.stdout_bytes = drain(out_task, deadline).await;
     finished.stderr_bytes = drain(err_task, deadline).await;
@@ -438,6 +462,38 @@ mod tests {
             !std::path::Path::new(&format!("/proc/{pid}")).exists(),
             "the daemon {pid} was not reaped"
         );
+    }
+
+    #[test]
+    fn a_daemon_holding_the_output_pipe_is_ended_and_the_output_kept() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pidfile = dir.path().join("daemon.pid");
+        // The daemon keeps stdout and stderr: without ending it, the capture would wait for the
+        // full drain time and lose what was printed after it started.
+        let script = format!(
+            "echo before; setsid sleep 1000 & pid=$!; echo $pid > {}\n\
+             until [ \"$(cut -d' ' -f6 /proc/$pid/stat)\" = \"$pid\" ]; do sleep 0.01; done\n\
+             echo after",
+            pidfile.display()
+        );
+        let started = Instant::now();
+        let done = run_silent(
+            vec![job(dir.path(), "holder", &script)],
+            &settings(Duration::from_secs(30), 1024),
+        )
+        .expect("run");
+        assert!(
+            started.elapsed() < DRAIN_WAIT,
+            "took {:?}",
+            started.elapsed()
+        );
+        assert_eq!(done[0].stdout_bytes, 13);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("holder.out")).expect("out"),
+            "before\nafter\n"
+        );
+        let pid = read_pid(&pidfile);
+        assert!(!alive(pid), "the daemon {pid} survived");
     }
 
     #[test]
