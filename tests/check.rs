@@ -273,6 +273,9 @@ fn suites_never_see_the_runners_tokens() {
     );
     let mut cmd = repo.skillgate(&["check", "--all", "--format", "json"]);
     cmd.env("GITHUB_TOKEN", "ghs_supersecret")
+        .env("GH_TOKEN", "gho_alsosecret")
+        .env("ACTIONS_ID_TOKEN_REQUEST_URL", "https://token.actions.example/x")
+        .env("ACTIONS_ID_TOKEN_REQUEST_TOKEN", "oidc")
         .env("INPUT_TOKEN", "x")
         .env("ACTIONS_RUNTIME_TOKEN", "x")
         .env("AWS_SECRET_ACCESS_KEY", "x")
@@ -286,6 +289,9 @@ fn suites_never_see_the_runners_tokens() {
         "{env}"
     );
     for name in [
+        "GH_TOKEN",
+        "gho_alsosecret",
+        "ACTIONS_ID_TOKEN_REQUEST",
         "INPUT_TOKEN",
         "ACTIONS_RUNTIME_TOKEN",
         "AWS_SECRET_ACCESS_KEY",
