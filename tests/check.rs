@@ -274,7 +274,10 @@ fn suites_never_see_the_runners_tokens() {
     let mut cmd = repo.skillgate(&["check", "--all", "--format", "json"]);
     cmd.env("GITHUB_TOKEN", "ghs_supersecret")
         .env("GH_TOKEN", "gho_alsosecret")
-        .env("ACTIONS_ID_TOKEN_REQUEST_URL", "https://token.actions.example/x")
+        .env(
+            "ACTIONS_ID_TOKEN_REQUEST_URL",
+            "https://token.actions.example/x",
+        )
         .env("ACTIONS_ID_TOKEN_REQUEST_TOKEN", "oidc")
         .env("INPUT_TOKEN", "x")
         .env("ACTIONS_RUNTIME_TOKEN", "x")

@@ -198,7 +198,7 @@ pub(crate) fn xml_reader(path: &Path) -> Result<XmlReader, ReadError> {
     Ok(Reader::from_reader(Capped::new(BufReader::new(input))))
 }
 
-/// The next event, each one held to [`MAX_EVENT_BYTES`].
+/// The next event, each one held to [`MAX_EVENT_BYTES`](crate::xml_input::MAX_EVENT_BYTES).
 pub(crate) fn next_event<'b>(
     reader: &mut XmlReader,
     buf: &'b mut Vec<u8>,

@@ -61,7 +61,7 @@ pub struct Settings {
     pub timeout: Duration,
     /// Bytes kept per stream: the first half and the last half.
     pub output_cap: u64,
-    /// The environment suites get, already scrubbed (see [`scrubbed_env`]).
+    /// The environment suites get, already scrubbed (see [`scrubbed_env`](super::scrubbed_env)).
     pub env: Vec<(OsString, OsString)>,
 }
 
