@@ -27,12 +27,40 @@ pub struct Attempt {
     pub lint: Vec<Finding>,
     /// Reports that could not be read.
     pub warnings: Vec<String>,
+    /// The files the skill's `test-report`/`coverage-report` globs matched, as they were.
+    declared: Vec<Stamp>,
+}
+
+/// A file as an attempt found it: a later attempt reads it only if it was written anew (the
+/// globs match files in the skill, which outlive the attempt that wrote them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Stamp {
+    path: PathBuf,
+    modified: Option<std::time::SystemTime>,
+    len: u64,
+}
+
+impl Stamp {
+    fn of(path: &Path) -> Self {
+        let meta = std::fs::metadata(path).ok();
+        Self {
+            path: path.to_path_buf(),
+            modified: meta.as_ref().and_then(|m| m.modified().ok()),
+            len: meta.map_or(0, |m| m.len()),
+        }
+    }
 }
 
 impl Attempt {
-    /// Whether the suite should run again, retries allowing.
+    /// Whether the suite failed: a test failed, or the suite itself.
     pub fn failed(&self) -> bool {
         self.failure.is_some() || self.run.failed > 0
+    }
+
+    /// Whether running it again could tell something: it failed, but not by timing out (which
+    /// would cost the whole time limit again) or by not starting at all.
+    pub fn worth_retrying(&self) -> bool {
+        self.failed() && !self.finished.timed_out && self.finished.spawn_error.is_none()
     }
 
     /// Whether its results were read from a report or the output, not only the exit code.
@@ -42,7 +70,8 @@ impl Attempt {
 }
 
 /// Read a finished suite's results: report files first (its report directory, then declared
-/// globs), then its output, then its exit code. Coverage from the same files.
+/// globs, less the files `earlier` attempts read that were not written again), then its output,
+/// then its exit code. Coverage from the same files.
 pub fn read(
     repo: &Path,
     skill_dir: &Path,
@@ -50,16 +79,26 @@ pub fn read(
     job: &Job,
     finished: Finished,
     timeout: Duration,
+    earlier: &[Attempt],
 ) -> Attempt {
     let mut lint = Vec::new();
     let mut warnings = Vec::new();
     let mut files = list_files(&job.report_dir);
+    let mut declared = Vec::new();
     for glob in [&meta.test_report, &meta.coverage_report]
         .into_iter()
         .flatten()
     {
         match declared_reports(repo, skill_dir, glob) {
-            Ok(found) => files.extend(found),
+            Ok(found) => {
+                for file in found {
+                    let stamp = Stamp::of(&file);
+                    if earlier.iter().all(|a| !a.declared.contains(&stamp)) {
+                        files.push(file);
+                        declared.push(stamp);
+                    }
+                }
+            }
             Err(message) => lint.push(Finding::error(
                 "path-escape",
                 &format!(
@@ -149,6 +188,7 @@ pub fn read(
         failure,
         lint,
         warnings,
+        declared,
     }
 }
 
@@ -237,9 +277,18 @@ pub fn flaky(attempts: &[Attempt]) -> Vec<String> {
     let Some((last, earlier)) = attempts.split_last() else {
         return Vec::new();
     };
-    if last.failure.is_some() || !last.has_results() {
+    // The last attempt must name what it counted as failed, or a test that still fails
+    // could not be told from one that passed.
+    let names_its_failures = last.run.failures.len() as u64 == last.run.failed
+        || last.run.failures.len() >= results::MAX_KEPT_FAILURES;
+    if last.failure.is_some() || !last.has_results() || !names_its_failures {
         return Vec::new();
     }
+    // A test that stopped failing may have been skipped, or not run at all: only earlier
+    // attempts whose tests all ran again, with no more skipped, are compared.
+    let comparable =
+        |a: &&Attempt| last.run.skipped <= a.run.skipped && last.run.total() >= a.run.total();
+    let earlier: Vec<&Attempt> = earlier.iter().filter(comparable).collect();
     let still_failing = |case: &TestCase| {
         last.run
             .failures
@@ -261,8 +310,9 @@ mod tests {
     use crate::results::ReportFormat;
 
     fn attempt(failures: &[&str], source: &str, failure: Option<&str>) -> Attempt {
+        // Three tests each time.
         let mut run = TestRun::new(ReportFormat::Tap);
-        run.passed = 3;
+        run.passed = 3 - failures.len() as u64;
         for name in failures {
             run.record(TestCase::failed(*name, None));
         }
@@ -282,6 +332,7 @@ mod tests {
             failure: failure.map(str::to_owned),
             lint: Vec::new(),
             warnings: Vec::new(),
+            declared: Vec::new(),
         }
     }
 
@@ -305,6 +356,20 @@ mod tests {
         assert!(flaky(&[attempt(&["a"], "output", None), exit_code_only]).is_empty());
         assert!(flaky(&[attempt(&["a"], "output", None)]).is_empty());
         assert!(flaky(&[]).is_empty());
+    }
+
+    #[test]
+    fn nothing_is_flaky_when_the_last_attempt_skipped_more_ran_fewer_or_named_none() {
+        let mut skipped = attempt(&[], "output", None);
+        skipped.run.passed = 2;
+        skipped.run.skipped = 1;
+        assert!(flaky(&[attempt(&["a"], "output", None), skipped]).is_empty());
+        let mut fewer = attempt(&[], "output", None);
+        fewer.run.passed = 2;
+        assert!(flaky(&[attempt(&["a"], "output", None), fewer]).is_empty());
+        let mut unnamed = attempt(&[], "output", None);
+        unnamed.run.failed = 1;
+        assert!(flaky(&[attempt(&["a", "b"], "output", None), unnamed]).is_empty());
     }
 
     #[test]

@@ -63,7 +63,13 @@ fn a_test_that_fails_then_passes_is_flaky_and_the_last_attempt_counts() {
             .contains("the suite passed on attempt 2, after 1 failed attempt; flaky: db connects"),
         "{reasons}"
     );
-    assert_eq!(skill["decision"]["criteria"]["retries"]["passed"], true);
+    // Informational: it passes nothing and blocks nothing, but says the tests did not pass at
+    // first.
+    assert_eq!(skill["decision"]["criteria"]["retries"]["passed"], false);
+    assert_eq!(
+        skill["decision"]["criteria"]["retries"]["actual"]["attempts"],
+        2
+    );
 }
 
 #[test]
@@ -348,4 +354,105 @@ fn background_processes_do_not_outlive_the_gate() {
             "process {pid} outlived the gate: {stat}"
         );
     }
+}
+
+#[test]
+fn a_retry_reads_only_the_declared_reports_written_again() {
+    let repo = Repo::plain();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let marker = scratch.path().join("ran-once");
+    repo.write(
+        ".claude/skills/declared/SKILL.md",
+        "---\nname: declared\ndescription: Writes its own report.\nmetadata:\n  test-report: \"out/*.tap\"\n---\n",
+    );
+    // The first run writes a failing report; the retry a passing one beside it.
+    repo.write(
+        ".claude/skills/declared/test.sh",
+        &format!(
+            "mkdir -p out\n\
+             if [ -e '{m}' ]; then printf '1..2\\nok 1 - a\\nok 2 - b\\n' > out/run-2.tap; exit 0; fi\n\
+             touch '{m}'\nprintf '1..2\\nok 1 - a\\nnot ok 2 - b\\n' > out/run-1.tap\nexit 1\n",
+            m = marker.display()
+        ),
+    );
+    repo.write(".skillgate.toml", "[runner]\nretries = 1\n");
+    let (_, doc) = run_json(&repo, &["check", "--all"]);
+    let skill = &doc["skills"][0];
+    assert_eq!(skill["suite"]["attempts"], 2);
+    assert_eq!(
+        skill["suite"]["results_from"],
+        serde_json::json!(["out/run-2.tap"])
+    );
+    assert_eq!(skill["tests"]["pass_count"], 2);
+    assert_eq!(skill["tests"]["fail_count"], 0);
+    assert_eq!(skill["tests"]["flaky_tests"], serde_json::json!(["b"]));
+}
+
+#[test]
+fn a_test_skipped_on_the_retry_is_not_flaky() {
+    let repo = Repo::plain();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let marker = scratch.path().join("ran-once");
+    repo.write(
+        ".claude/skills/skipper/SKILL.md",
+        "---\nname: skipper\ndescription: Skips on retry.\n---\n",
+    );
+    repo.write(
+        ".claude/skills/skipper/test.sh",
+        &format!(
+            "echo '1..2'; echo 'ok 1 - a'\n\
+             if [ -e '{m}' ]; then echo 'ok 2 - b # SKIP later'; exit 0; fi\n\
+             touch '{m}'; echo 'not ok 2 - b'; exit 1\n",
+            m = marker.display()
+        ),
+    );
+    repo.write(".skillgate.toml", "[runner]\nretries = 1\n");
+    let (_, doc) = run_json(&repo, &["check", "--all"]);
+    let skill = &doc["skills"][0];
+    assert_eq!(skill["suite"]["attempts"], 2);
+    assert_eq!(skill["tests"]["skip_count"], 1);
+    assert!(skill["tests"].get("flaky_tests").is_none(), "{skill}");
+}
+
+#[test]
+fn tests_the_framework_reran_are_flaky_in_the_reasons_too() {
+    let repo = Repo::plain();
+    repo.write(
+        ".claude/skills/rerun/SKILL.md",
+        "---\nname: rerun\ndescription: Surefire reruns.\n---\n",
+    );
+    repo.write(
+        ".claude/skills/rerun/test.sh",
+        "cat > \"$SKILLGATE_REPORT_DIR/junit.xml\" <<'EOF'\n\
+         <testsuite name=\"s\" tests=\"2\"><testcase classname=\"s\" name=\"a\"/>\
+         <testcase classname=\"s\" name=\"b\"><flakyFailure message=\"boom\"/></testcase></testsuite>\nEOF\n",
+    );
+    let (_, doc) = run_json(&repo, &["check", "--all"]);
+    let skill = &doc["skills"][0];
+    assert_eq!(skill["suite"]["attempts"], 1);
+    assert_eq!(skill["tests"]["flaky_tests"], serde_json::json!(["b"]));
+    let reasons = reasons(skill);
+    assert!(
+        reasons.contains("the test framework re-ran tests that failed; flaky: b"),
+        "{reasons}"
+    );
+}
+
+#[test]
+fn a_suite_that_timed_out_is_not_retried() {
+    let repo = Repo::plain();
+    repo.write(
+        ".claude/skills/slow/SKILL.md",
+        "---\nname: slow\ndescription: Hangs.\n---\n",
+    );
+    repo.write(".claude/skills/slow/test.sh", "sleep 30\n");
+    repo.write(
+        ".skillgate.toml",
+        "[runner]\ntimeout = \"1s\"\nretries = 3\n",
+    );
+    let started = std::time::Instant::now();
+    let (_, doc) = run_json(&repo, &["check", "--all"]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(doc["skills"][0]["suite"]["attempts"], 1);
+    assert_eq!(doc["skills"][0]["suite"]["timed_out"], true);
 }

@@ -135,6 +135,9 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
     let mut attempts: Vec<Vec<Attempt>> = prepared.iter().map(|_| Vec::new()).collect();
     let mut pending: Vec<(usize, &Suite)> = suites;
     for number in 1..=1 + u32::from(config.runner.retries) {
+        if pending.is_empty() {
+            break;
+        }
         let batch: Vec<Job> = pending
             .iter()
             .map(|(i, suite)| {
@@ -152,13 +155,22 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
         for (((i, _), job), done) in pending.iter().zip(&batch).zip(finished) {
             let p = &prepared[*i];
             let skill_dir = repo.join(&p.change.skill.dir);
-            let read = attempt::read(&repo, &skill_dir, &p.meta, job, done, settings.timeout);
+            let read = attempt::read(
+                &repo,
+                &skill_dir,
+                &p.meta,
+                job,
+                done,
+                settings.timeout,
+                &attempts[*i],
+            );
             attempts[*i].push(read);
         }
-        pending.retain(|(i, _)| attempts[*i].last().is_some_and(Attempt::failed));
-        if pending.is_empty() {
-            break;
-        }
+        pending.retain(|(i, _)| attempts[*i].last().is_some_and(Attempt::worth_retrying));
+    }
+    // A signal while the last round's results were read: nothing is recorded.
+    if let Some(name) = runner::interrupted() {
+        return Err(runner::RunnerError::Interrupted(name).into());
     }
 
     let finished_at = now();
@@ -642,7 +654,8 @@ fn assess(
             .required_test_pass_rate
             .unwrap_or(config.policy.required_test_pass_rate),
         attempts: count,
-        flaky,
+        // Flaky across retries, and as the framework itself reported (reruns of its own).
+        flaky: run.as_ref().map(|r| r.flaky.clone()).unwrap_or_default(),
     };
     let decision = decide(&signals, &config.policy);
     SkillResult {

@@ -33,7 +33,7 @@ impl Criterion for Retries {
         } else if runs > 1 {
             format!("the suite failed on all {runs} attempts; the last one counts")
         } else {
-            "the report lists tests that passed on a re-run".to_owned()
+            "the test framework re-ran tests that failed".to_owned()
         };
         if !signals.flaky.is_empty() {
             let names: Vec<&str> = signals
@@ -47,13 +47,16 @@ impl Criterion for Retries {
                 reason.push_str(&format!(" and {} more", signals.flaky.len() - NAMED));
             }
         }
-        // Flaky tests are reported, not punished: the pass rate of the last attempt decides.
-        Some(Assessment::new(
-            "tests that pass on the first run",
+        // Flaky tests are reported, not punished: the pass rate of the last attempt decides. The
+        // check says whether the tests passed on their first run.
+        let mut assessment = Assessment::new(
+            "tests that pass on their first run",
             serde_json::json!({ "attempts": runs, "flaky_tests": signals.flaky.len() }),
             Demand::Auto,
             reason,
-        ))
+        );
+        assessment.check.passed = runs <= 1 && signals.flaky.is_empty();
+        Some(assessment)
     }
 }
 

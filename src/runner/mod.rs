@@ -4,7 +4,9 @@
 mod capture;
 mod env;
 mod group;
+mod interrupt;
 mod run;
 
 pub use env::scrubbed_env;
+pub use interrupt::interrupted;
 pub use run::{Finished, Job, KILL_GRACE, RunnerError, Settings, run_all};

@@ -9,7 +9,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::capture::capture;
-use super::group::{self, become_subreaper, end_group, end_orphans, group_alive, signal_group};
+use super::interrupt;
+use super::group::{self, end_group, end_orphans, group_alive, guard_the_gate, signal_group};
 use crate::progress::{Progress, TICK};
 
 use tokio::signal::unix::{SignalKind, signal};
@@ -119,8 +120,12 @@ pub fn run_all(
         .enable_all()
         .build()
         .map_err(RunnerError::Runtime)?;
+    interrupt::watch();
+    if let Some(name) = interrupt::interrupted() {
+        return Err(RunnerError::Interrupted(name));
+    }
     progress.begin(jobs.len());
-    become_subreaper();
+    guard_the_gate();
     runtime.block_on(async {
         // Interrupting the gate (Ctrl-C, a cancelled CI job) must not orphan the suites: they
         // run in their own process groups, out of reach of the terminal's signals.
@@ -230,10 +235,26 @@ async fn run_one(job: &Job, settings: &Settings, live: &Live) -> Finished {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
-        // Its own process group, so a timeout can end the suite and everything it started.
-        .process_group(0)
         .kill_on_drop(true);
-    let mut child = match command.spawn() {
+    // SAFETY: setsid(2) is async-signal-safe, touches no memory of ours, and only fails when
+    // the child already leads a group, which a freshly forked child does not.
+    unsafe {
+        // Its own session and process group: a timeout ends the suite and everything it
+        // started, and nothing of it can move into the gate's group.
+        command.pre_exec(|| {
+            libc::setsid();
+            Ok(())
+        });
+    }
+    let spawned = {
+        let mut running = group::running();
+        let spawned = command.spawn();
+        if let Some(pid) = spawned.as_ref().ok().and_then(tokio::process::Child::id) {
+            running.extend(i32::try_from(pid).ok());
+        }
+        spawned
+    };
+    let mut child = match spawned {
         Ok(child) => child,
         Err(err) => {
             finished.spawn_error = Some(format!("`{}`: {err}", job.program));
@@ -241,11 +262,8 @@ async fn run_one(job: &Job, settings: &Settings, live: &Live) -> Finished {
         }
     };
     let pgid = child.id().and_then(|id| i32::try_from(id).ok());
-    if let Some(pgid) = pgid {
-        group::running(pgid, true);
-        if let Ok(mut groups) = live.lock() {
-            groups.push(pgid);
-        }
+    if let (Some(pgid), Ok(mut groups)) = (pgid, live.lock()) {
+        groups.push(pgid);
     }
     let stdout = child.stdout.take();
     let stderr = child.stderr.take();
@@ -276,15 +294,15 @@ async fn run_one(job: &Job, settings: &Settings, live: &Live) -> Finished {
             }
         }
     };
+    finished.duration = started.elapsed();
     if let Some(pgid) = pgid {
-        group::running(pgid, false);
+        group::stopped_running(pgid);
     }
     // Whatever the suite left running in its group (`sleep 1000 &`) ends with it.
     end_group(pgid).await;
     if let (Some(pgid), Ok(mut groups)) = (pgid, live.lock()) {
         groups.retain(|g| *g != pgid);
     }
-    finished.duration = started.elapsed();
     if let Some(status) = status {
         use std::os::unix::process::ExitStatusExt;
         finished.exit_code = status.code();
@@ -494,6 +512,51 @@ mod tests {
         );
         let pid = read_pid(&pidfile);
         assert!(!alive(pid), "the daemon {pid} survived");
+    }
+
+    #[test]
+    fn a_suite_cannot_join_the_gates_process_group() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // SAFETY: getpgrp has no arguments and cannot fail.
+        let gate_group = unsafe { libc::getpgrp() };
+        let script =
+            format!("python3 -c 'import os, sys; os.setpgid(0, int(sys.argv[1]))' {gate_group}");
+        let mut suite = job(dir.path(), "join", &script);
+        suite.program = "bash".into();
+        let done = run_silent(vec![suite], &settings(Duration::from_secs(30), 4096)).expect("run");
+        assert_eq!(done[0].exit_code, Some(1));
+        let err = std::fs::read_to_string(dir.path().join("join.err")).expect("err");
+        assert!(err.contains("Operation not permitted"), "{err}");
+    }
+
+    #[test]
+    fn an_orphan_that_forks_when_terminated_is_still_ended() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let marker = format!("{}.{}", 4000 + std::process::id() % 1000, 271_828);
+        // A daemon that answers TERM with a new daemon, and leaves the suite's pipes.
+        let script = format!(
+            "setsid bash -c 'trap \"setsid sleep {marker} &\" TERM; \
+             while :; do sleep 0.05; done' </dev/null >/dev/null 2>&1 &\nsleep 0.2"
+        );
+        run_silent(
+            vec![job(dir.path(), "hydra", &script)],
+            &settings(Duration::from_secs(30), 1024),
+        )
+        .expect("run");
+        let left = std::process::Command::new("pgrep")
+            .args(["-f", &format!("sleep {marker}")])
+            .output()
+            .expect("pgrep");
+        assert!(
+            left.stdout.is_empty(),
+            "left running: {}",
+            String::from_utf8_lossy(&left.stdout)
+        );
+        let loops = std::process::Command::new("pgrep")
+            .args(["-f", &format!("setsid sleep {marker}")])
+            .output()
+            .expect("pgrep");
+        assert!(loops.stdout.is_empty());
     }
 
     #[test]
