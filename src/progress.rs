@@ -15,6 +15,9 @@ pub const TICK: Duration = Duration::from_millis(100);
 /// The longest label shown, so a line never wraps and breaks the redraw.
 const MAX_LABEL_CHARS: usize = 48;
 
+/// The longest status shown.
+const MAX_STATUS_CHARS: usize = 160;
+
 /// Told as suites start and end. Called from the runner's tasks: implementations lock.
 pub trait Progress: Send + Sync {
     /// A batch of `total` suites is about to run (the first run, then each round of retries).
@@ -75,6 +78,16 @@ struct State<W> {
     /// Lines of the live block now on screen, erased before each redraw.
     drawn: usize,
     frame: usize,
+    /// Under GitHub Actions, the finished suites whose output is shown when the batch ends:
+    /// copying megabytes of output while other suites run would stall them.
+    groups: Vec<Group>,
+}
+
+struct Group {
+    index: usize,
+    header: String,
+    stdout: std::path::PathBuf,
+    stderr: std::path::PathBuf,
 }
 
 impl<W: Write + Send> Display<W> {
@@ -88,6 +101,7 @@ impl<W: Write + Send> Display<W> {
                 running: BTreeMap::new(),
                 drawn: 0,
                 frame: 0,
+                groups: Vec::new(),
             }),
         }
     }
@@ -135,7 +149,8 @@ impl<W: Write + Send> Progress for Display<W> {
         self.with_state(|state| {
             state.running.remove(&index);
             state.done += 1;
-            let status = finished.describe(timeout);
+            // The status can hold a path from the skill (`could not start: /…/node_modules/…`).
+            let status = printable(&finished.describe(timeout), MAX_STATUS_CHARS);
             let secs = finished.duration.as_secs_f64();
             let name = label(&job.label);
             // Best effort throughout: a closed stderr must not stop the gate.
@@ -150,7 +165,14 @@ impl<W: Write + Send> Progress for Display<W> {
                     let _ = writeln!(state.out, "skillgate: {name}: {status} ({secs:.1}s)");
                 }
                 Style::Actions => {
-                    let _ = write_group(&mut state.out, &name, &status, secs, job, &token());
+                    let header = format!("{name}: {status} ({secs:.1}s)");
+                    let _ = writeln!(state.out, "skillgate: {header}");
+                    state.groups.push(Group {
+                        index,
+                        header,
+                        stdout: job.stdout.clone(),
+                        stderr: job.stderr.clone(),
+                    });
                 }
             }
             let _ = state.out.flush();
@@ -167,12 +189,18 @@ impl<W: Write + Send> Progress for Display<W> {
     }
 
     fn done(&self) {
-        if self.style == Style::Live {
-            self.with_state(|state| {
-                state.erase();
-                let _ = state.out.flush();
-            });
-        }
+        self.with_state(|state| {
+            state.erase();
+            let mut groups = std::mem::take(&mut state.groups);
+            groups.sort_by_key(|g| g.index);
+            for group in &groups {
+                // Without a token a suite cannot guess, its output stays out of the log.
+                if let Some(token) = token() {
+                    let _ = write_group(&mut state.out, group, &token);
+                }
+            }
+            let _ = state.out.flush();
+        });
     }
 }
 
@@ -207,14 +235,24 @@ impl<W: Write> State<W> {
     }
 }
 
-/// A label safe to show: control characters replaced, cut to [`MAX_LABEL_CHARS`].
+/// A label safe to show on one line, cut to [`MAX_LABEL_CHARS`].
 fn label(text: &str) -> String {
+    printable(text, MAX_LABEL_CHARS)
+}
+
+/// Text from a skill made safe for a terminal or a log: control characters (a newline would
+/// start a workflow command, an escape a terminal sequence) and bidirectional overrides shown
+/// as `?`, cut to `max` characters.
+fn printable(text: &str, max: usize) -> String {
     let mut out: String = text
         .chars()
-        .map(|c| if c.is_control() { '?' } else { c })
-        .take(MAX_LABEL_CHARS)
+        .map(|c| {
+            let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+            if c.is_control() || bidi { '?' } else { c }
+        })
+        .take(max)
         .collect();
-    if text.chars().count() > MAX_LABEL_CHARS {
+    if text.chars().count() > max {
         out.push('…');
     }
     out
@@ -222,17 +260,10 @@ fn label(text: &str) -> String {
 
 /// One suite's output in a collapsible group. Workflow commands are off inside it: a suite
 /// printing `::endgroup::`, `::add-mask::` or `::set-output` cannot act on the gate's job.
-fn write_group(
-    out: &mut impl Write,
-    name: &str,
-    status: &str,
-    secs: f64,
-    job: &Job,
-    token: &str,
-) -> std::io::Result<()> {
-    writeln!(out, "::group::{name}: {status} ({secs:.1}s)")?;
+fn write_group(out: &mut impl Write, group: &Group, token: &str) -> std::io::Result<()> {
+    writeln!(out, "::group::{}", group.header)?;
     writeln!(out, "::stop-commands::{token}")?;
-    for (stream, path) in [("stdout", &job.stdout), ("stderr", &job.stderr)] {
+    for (stream, path) in [("stdout", &group.stdout), ("stderr", &group.stderr)] {
         let Ok(mut file) = std::fs::File::open(path) else {
             continue;
         };
@@ -258,18 +289,13 @@ fn write_group(
     writeln!(out, "::endgroup::")
 }
 
-/// A token a suite cannot guess: it is made after the suite ended.
-fn token() -> String {
+/// A token a suite cannot guess, made after it ended; `None` without a source of randomness.
+fn token() -> Option<String> {
     let mut bytes = [0u8; 16];
-    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
-    if read.is_err() {
-        // No urandom: the clock's nanoseconds still change from suite to suite.
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
-        bytes = nanos.to_le_bytes();
-    }
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .ok()?;
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 #[cfg(test)]
@@ -305,14 +331,20 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let job = job(dir.path(), "csv-summary");
         std::fs::write(&job.stdout, "ok 1\n::endgroup::\n::add-mask::x").expect("write");
+        let group = Group {
+            index: 0,
+            header: "csv-summary: exit 1 (1.2s)".to_owned(),
+            stdout: job.stdout.clone(),
+            stderr: job.stderr.clone(),
+        };
         let mut out = Vec::new();
-        write_group(&mut out, "csv-summary", "exit 1", 1.24, &job, "abc123").expect("write");
+        write_group(&mut out, &group, "abc123").expect("write");
         assert_eq!(
             String::from_utf8(out).expect("utf8"),
             "::group::csv-summary: exit 1 (1.2s)\n::stop-commands::abc123\n--- stdout ---\n\
              ok 1\n::endgroup::\n::add-mask::x\n::abc123::\n::endgroup::\n"
         );
-        let (a, b) = (token(), token());
+        let (a, b) = (token().expect("urandom"), token().expect("urandom"));
         assert_eq!(a.len(), 32);
         assert_ne!(a, b);
     }
@@ -360,5 +392,9 @@ mod tests {
     fn long_labels_are_cut() {
         assert_eq!(label(&"x".repeat(60)).chars().count(), MAX_LABEL_CHARS + 1);
         assert_eq!(label("a\tb"), "a?b");
+        assert_eq!(
+            printable("x\n::warning::pwned \u{202e}gnp.exe", 100),
+            "x?::warning::pwned ?gnp.exe"
+        );
     }
 }

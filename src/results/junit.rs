@@ -374,7 +374,10 @@ impl Junit {
                     if case.keep {
                         let attrs = Attrs::read(e);
                         case.failure_attr = attrs.message;
-                        if let Some(kind) = attrs.kind {
+                        // Bounded: a case may hold any number of failures.
+                        if let Some(kind) = attrs.kind
+                            && case.types.len() < MAX_NAME_BYTES
+                        {
                             case.types.push_str(&kind);
                             case.types.push(' ');
                         }
@@ -474,7 +477,9 @@ impl Junit {
             .filter(|c| {
                 !c.is_empty()
                     && *c != name
-                    && !(name.ends_with(c) && name[..name.len() - c.len()].ends_with(' '))
+                    && !name
+                        .strip_suffix(c)
+                        .is_some_and(|before| before.ends_with(' '))
             })
             .map(str::to_owned)
             .or_else(|| self.suites.iter().rev().find_map(|s| s.name.clone()));

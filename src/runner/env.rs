@@ -1,5 +1,6 @@
 //! The environment a suite gets: the gate's own, less the runner's credentials, the Action's
-//! inputs and anything named like a secret, unless config allows a name.
+//! inputs, the job's command files and anything named like a secret, unless config allows a
+//! name.
 
 use std::ffi::OsString;
 
@@ -23,6 +24,17 @@ fn is_secret_name(name: &str) -> bool {
         || PARTS.iter().any(|p| upper.contains(p))
         || upper.ends_with("_KEY")
 }
+
+/// The files through which a step changes the job (`GITHUB_ENV` sets variables for later
+/// steps, `GITHUB_PATH` their `PATH`): a suite writing to them could plant `LD_PRELOAD` or
+/// `NODE_OPTIONS` in a step that holds the token.
+const JOB_FILES: &[&str] = &[
+    "GITHUB_ENV",
+    "GITHUB_PATH",
+    "GITHUB_OUTPUT",
+    "GITHUB_STATE",
+    "GITHUB_STEP_SUMMARY",
+];
 
 /// A value that carries a password in a URL (`postgres://user:pass@host/db`).
 fn has_url_credentials(value: &str) -> bool {
@@ -50,7 +62,10 @@ pub fn scrubbed_env(
                 return true;
             }
             let secret_value = value.to_str().is_none_or(has_url_credentials);
-            !(is_secret_name(name) || secret_value || extra_secrets.iter().any(|s| s == name))
+            !(is_secret_name(name)
+                || JOB_FILES.contains(&name)
+                || secret_value
+                || extra_secrets.iter().any(|s| s == name))
         })
         .collect()
 }
@@ -84,6 +99,18 @@ mod tests {
             ("DATABASE_URL", "postgres://app:hunter2@db:5432/app"),
             ("PUBLIC_URL", "https://example.com/a@b"),
             ("NPM_TOKEN", "n"),
+            (
+                "GITHUB_ENV",
+                "/home/runner/work/_temp/_runner_file_commands/set_env_1",
+            ),
+            (
+                "GITHUB_PATH",
+                "/home/runner/work/_temp/_runner_file_commands/add_path_1",
+            ),
+            ("GITHUB_OUTPUT", "/o"),
+            ("GITHUB_STATE", "/s"),
+            ("GITHUB_STEP_SUMMARY", "/sum"),
+            ("GITHUB_WORKSPACE", "/home/runner/work/r/r"),
             ("MY_CUSTOM", "c"),
             ("HOME", "/root"),
         ]);
@@ -92,6 +119,15 @@ mod tests {
             .iter()
             .map(|(k, _)| k.to_string_lossy().into_owned())
             .collect();
-        assert_eq!(names, vec!["PATH", "PUBLIC_URL", "NPM_TOKEN", "HOME"]);
+        assert_eq!(
+            names,
+            vec![
+                "PATH",
+                "PUBLIC_URL",
+                "NPM_TOKEN",
+                "GITHUB_WORKSPACE",
+                "HOME"
+            ]
+        );
     }
 }

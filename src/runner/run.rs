@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::capture::capture;
-use super::interrupt;
 use super::group::{self, end_group, end_orphans, group_alive, guard_the_gate, signal_group};
+use super::interrupt;
 use crate::progress::{Progress, TICK};
 
 use tokio::signal::unix::{SignalKind, signal};
@@ -326,11 +326,15 @@ async fn run_one(job: &Job, settings: &Settings, live: &Live) -> Finished {
     finished
 }
 
-async fn drain(task: tokio::task::JoinHandle<u64>, deadline: tokio::time::Instant) -> u64 {
-    match tokio::time::timeout_at(deadline, task).await {
+async fn drain(mut task: tokio::task::JoinHandle<u64>, deadline: tokio::time::Instant) -> u64 {
+    match tokio::time::timeout_at(deadline, &mut task).await {
         Ok(Ok(bytes)) => bytes,
-        // A process that left the group still holds the pipe: stop reading, keep what we have.
-        _ => 0,
+        Ok(Err(_)) => 0,
+        // Something out of reach still holds the pipe: stop reading, keep the head written.
+        Err(_) => {
+            task.abort();
+            0
+        }
     }
 }
 
@@ -416,6 +420,9 @@ mod tests {
         );
         assert_eq!(done[1].exit_code, None);
         assert_eq!(done[1].signal, Some(9));
+        // The gate's /proc entries are closed to the suites (same user, not dumpable).
+        // SAFETY: PR_GET_DUMPABLE takes no pointer and returns the flag.
+        assert_eq!(unsafe { libc::prctl(libc::PR_GET_DUMPABLE, 0, 0, 0, 0) }, 0);
         assert_eq!(
             done[1].describe(Duration::from_secs(1)),
             "killed by signal 9"

@@ -422,6 +422,20 @@ pub(super) fn node_suite(
             reason,
         };
     }
+    // The binary is the skill's code too: one that links out of the checkout is refused, like
+    // a suite file that does.
+    if let Some((path, rel)) = &bin
+        && let Ok(real) = path.canonicalize()
+        && !real.starts_with(repo)
+    {
+        return Resolution::Unavailable {
+            suite: Some(suite),
+            reason: format!(
+                "`{rel}` resolves outside the repository (to {}); refused",
+                real.display()
+            ),
+        };
+    }
     Resolution::Found(suite)
 }
 
@@ -545,6 +559,25 @@ mod tests {
         let (_, reason) =
             unavailable_reason(detect(&Fake::all().without_tool("node"), &dir, &files));
         assert_eq!(reason, "mocha suite found, but `node` is not installed");
+    }
+
+    #[test]
+    fn a_binary_that_links_out_of_the_repository_is_refused() {
+        let (dir, files) = setup(&[("package.json", r#"{"scripts":{"test":"jest"}}"#)]);
+        let outside = tempfile::tempdir().expect("tempdir");
+        fake_bin(outside.path(), "jest");
+        std::fs::create_dir_all(dir.path().join("node_modules/.bin")).expect("mkdir");
+        std::os::unix::fs::symlink(
+            outside.path().join("jest"),
+            dir.path().join("node_modules/.bin/jest"),
+        )
+        .expect("symlink");
+        let (_, reason) = unavailable_reason(detect(&Fake::all(), &dir, &files));
+        assert!(
+            reason.starts_with("`node_modules/.bin/jest` resolves outside the repository (to "),
+            "{reason}"
+        );
+        assert!(reason.ends_with("); refused"), "{reason}");
     }
 
     #[test]

@@ -151,16 +151,22 @@ fn file_suite(
             };
         }
     }
+    // A file named like an option (`-x.sh`) must reach the interpreter as a file.
+    let arg = if rel.starts_with('-') {
+        format!("./{rel}")
+    } else {
+        rel.to_owned()
+    };
     let (program, args): (&str, Vec<String>) =
         match Path::new(rel).extension().and_then(|e| e.to_str()) {
-            Some("py") => ("python3", vec![rel.to_owned()]),
-            Some("js" | "mjs" | "cjs") => ("node", vec![rel.to_owned()]),
+            Some("py") => ("python3", vec![arg.clone()]),
+            Some("js" | "mjs" | "cjs") => ("node", vec![arg.clone()]),
             // `*.sh` and anything else: bash, so a missing executable bit is no failure.
-            _ => ("bash", vec![rel.to_owned()]),
+            _ => ("bash", vec![arg.clone()]),
         };
     let suite = Suite {
         source,
-        command: format!("{program} {rel}"),
+        command: format!("{program} {arg}"),
         program: program.to_owned(),
         args,
         framework,
@@ -274,6 +280,22 @@ pub fn find_in_path(program: &str) -> Option<PathBuf> {
 mod tests {
     use super::*;
     use crate::suite::testing::{Fake, detect, found, setup, strings, unavailable_reason};
+
+    #[test]
+    fn a_suite_file_named_like_an_option_is_passed_as_a_path() {
+        let (dir, files) = setup(&[("-i.sh", "")]);
+        let root = dir.path().canonicalize().expect("canon");
+        let meta = SkillMeta {
+            test_suite: Some("-i.sh".into()),
+            ..SkillMeta::default()
+        };
+        let suite = found(resolve(&root, &root, &meta, &files));
+        assert_eq!(
+            (suite.program.as_str(), suite.args.as_slice()),
+            ("bash", ["./-i.sh".to_owned()].as_slice())
+        );
+        assert_eq!(suite.path.as_deref(), Some("-i.sh"));
+    }
 
     #[test]
     fn declared_wins_then_conventional_then_framework() {
