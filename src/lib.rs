@@ -5,6 +5,7 @@
 //! codes; everything here returns values and never prints.
 #![warn(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)]
 
+pub mod analysis;
 pub mod attempt;
 pub mod changes;
 pub mod cli;

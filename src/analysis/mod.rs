@@ -1,0 +1,8 @@
+//! Signals measured from a skill's own files, never asked of its author: one file per signal.
+//! Every analysis reads the same bounded [`Sources`]: what cannot be read is skipped with a
+//! note, so hostile files (binaries, minified bundles, invalid UTF-8) cost bounded time and
+//! memory.
+
+mod sources;
+
+pub use sources::{MAX_FILE_BYTES, MAX_TOTAL_BYTES, Source, Sources};
