@@ -88,8 +88,16 @@ pub struct PolicyConfig {
     /// How skipped tests count: `count` (in the total, so skipping a failure does not raise the
     /// rate) or `exclude` (left out of the total).
     pub skips: SkipHandling,
+    /// The seed's gradual rollout: `warn`, `escalate` or `enforce`.
+    pub mode: Mode,
     pub auto: AutoThresholds,
     pub human: HumanThresholds,
+    /// How the risk score weighs its parts; they add up to 1.
+    pub risk_weights: RiskWeights,
+    /// Skills whose `category` is one of these are critical (a part of the risk score).
+    pub critical_categories: Vec<String>,
+    /// Per skill `category`: thresholds and mode that replace the ones above.
+    pub categories: std::collections::BTreeMap<String, CategoryPolicy>,
 }
 
 impl Default for PolicyConfig {
@@ -97,10 +105,125 @@ impl Default for PolicyConfig {
         Self {
             required_test_pass_rate: 0.95,
             skips: SkipHandling::Count,
+            mode: Mode::Enforce,
             auto: AutoThresholds::default(),
             human: HumanThresholds::default(),
+            risk_weights: RiskWeights::default(),
+            critical_categories: ["security", "auth", "payments", "infrastructure", "deployment", "database"]
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
+            categories: std::collections::BTreeMap::new(),
         }
     }
+}
+
+impl PolicyConfig {
+    /// The policy for a skill of `category`: its `[policy.categories.NAME]` over this one.
+    pub fn for_category(&self, category: Option<&str>) -> PolicyConfig {
+        let mut policy = self.clone();
+        let Some(over) = category.and_then(|c| self.categories.get(c)) else {
+            return policy;
+        };
+        if let Some(rate) = over.required_test_pass_rate {
+            policy.required_test_pass_rate = rate;
+        }
+        if let Some(mode) = over.mode {
+            policy.mode = mode;
+        }
+        let auto = &over.auto;
+        policy.auto.coverage = auto.coverage.unwrap_or(policy.auto.coverage);
+        policy.auto.risk = auto.risk.unwrap_or(policy.auto.risk);
+        policy.auto.complexity = auto.complexity.unwrap_or(policy.auto.complexity);
+        policy.auto.dependencies = auto.dependencies.unwrap_or(policy.auto.dependencies);
+        let human = &over.human;
+        policy.human.coverage = human.coverage.unwrap_or(policy.human.coverage);
+        policy.human.pass_rate = human.pass_rate.unwrap_or(policy.human.pass_rate);
+        policy.human.risk = human.risk.unwrap_or(policy.human.risk);
+        policy.human.complexity = human.complexity.unwrap_or(policy.human.complexity);
+        policy.human.dependencies = human.dependencies.unwrap_or(policy.human.dependencies);
+        policy
+    }
+}
+
+/// The seed's gradual enforcement (its migration phase 4): `warn` approves and lists what
+/// would have applied, `escalate` sends what would need a maintainer to an expert instead,
+/// `enforce` decides as the tables say. A hardcoded secret or an invalid `SKILL.md` needs
+/// correction in every mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    Warn,
+    Escalate,
+    Enforce,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Warn => "warn",
+            Self::Escalate => "escalate",
+            Self::Enforce => "enforce",
+        }
+    }
+}
+
+/// `[policy.risk-weights]`: DESIGN.md's defaults.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct RiskWeights {
+    pub security: f64,
+    pub complexity: f64,
+    pub coverage: f64,
+    pub dependencies: f64,
+    pub criticality: f64,
+}
+
+impl Default for RiskWeights {
+    fn default() -> Self {
+        Self {
+            security: 0.35,
+            complexity: 0.25,
+            coverage: 0.20,
+            dependencies: 0.15,
+            criticality: 0.05,
+        }
+    }
+}
+
+impl RiskWeights {
+    fn sum(&self) -> f64 {
+        self.security + self.complexity + self.coverage + self.dependencies + self.criticality
+    }
+}
+
+/// `[policy.categories.NAME]`: what differs for skills of one `category`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct CategoryPolicy {
+    pub mode: Option<Mode>,
+    pub required_test_pass_rate: Option<f64>,
+    pub auto: CategoryAuto,
+    pub human: CategoryHuman,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct CategoryAuto {
+    pub coverage: Option<f64>,
+    pub risk: Option<f64>,
+    pub complexity: Option<u32>,
+    pub dependencies: Option<u32>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct CategoryHuman {
+    pub coverage: Option<f64>,
+    pub pass_rate: Option<f64>,
+    pub risk: Option<f64>,
+    pub complexity: Option<u32>,
+    pub dependencies: Option<u32>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -118,6 +241,10 @@ pub struct AutoThresholds {
     pub coverage: f64,
     /// Maximum risk score.
     pub risk: f64,
+    /// Maximum cyclomatic complexity of the skill's most complex function.
+    pub complexity: u32,
+    /// Maximum external dependencies.
+    pub dependencies: u32,
 }
 
 impl Default for AutoThresholds {
@@ -125,6 +252,8 @@ impl Default for AutoThresholds {
         Self {
             coverage: 0.95,
             risk: 0.30,
+            complexity: 5,
+            dependencies: 0,
         }
     }
 }
@@ -139,6 +268,10 @@ pub struct HumanThresholds {
     pub pass_rate: f64,
     /// A risk score above this needs a maintainer.
     pub risk: f64,
+    /// A complexity above this needs a maintainer.
+    pub complexity: u32,
+    /// More external dependencies than this need a maintainer.
+    pub dependencies: u32,
 }
 
 impl Default for HumanThresholds {
@@ -147,6 +280,8 @@ impl Default for HumanThresholds {
             coverage: 0.80,
             pass_rate: 0.80,
             risk: 0.60,
+            complexity: 15,
+            dependencies: 3,
         }
     }
 }
@@ -243,6 +378,11 @@ impl Config {
             ("policy.human", "coverage", self.policy.human.coverage),
             ("policy.human", "pass-rate", self.policy.human.pass_rate),
             ("policy.human", "risk", self.policy.human.risk),
+            ("policy.risk-weights", "security", self.policy.risk_weights.security),
+            ("policy.risk-weights", "complexity", self.policy.risk_weights.complexity),
+            ("policy.risk-weights", "coverage", self.policy.risk_weights.coverage),
+            ("policy.risk-weights", "dependencies", self.policy.risk_weights.dependencies),
+            ("policy.risk-weights", "criticality", self.policy.risk_weights.criticality),
         ];
         for (table, key, value) in fractions {
             if !(0.0..=1.0).contains(&value) {
@@ -253,6 +393,42 @@ impl Config {
                     key,
                     format!("`{table}.{key}` must be between 0.0 and 1.0, not {value}"),
                 ));
+            }
+        }
+        if (self.policy.risk_weights.sum() - 1.0).abs() > 1e-6 {
+            return Err(invalid(
+                text,
+                path,
+                "policy.risk-weights",
+                "security",
+                format!(
+                    "`policy.risk-weights` must add up to 1, not {}",
+                    self.policy.risk_weights.sum()
+                ),
+            ));
+        }
+        for (name, category) in &self.policy.categories {
+            let table = format!("policy.categories.{name}");
+            let fractions = [
+                ("required-test-pass-rate", category.required_test_pass_rate),
+                ("auto.coverage", category.auto.coverage),
+                ("auto.risk", category.auto.risk),
+                ("human.coverage", category.human.coverage),
+                ("human.pass-rate", category.human.pass_rate),
+                ("human.risk", category.human.risk),
+            ];
+            for (key, value) in fractions {
+                if let Some(value) = value
+                    && !(0.0..=1.0).contains(&value)
+                {
+                    return Err(invalid(
+                        text,
+                        path,
+                        &table,
+                        key.rsplit('.').next().unwrap_or(key),
+                        format!("`{table}.{key}` must be between 0.0 and 1.0, not {value}"),
+                    ));
+                }
             }
         }
         if self.runner.timeout.is_zero() {
@@ -517,5 +693,64 @@ mod tests {
         assert_eq!(parse_byte_size("1 GB"), Some(1_000_000_000));
         assert_eq!(parse_byte_size("12"), None);
         assert_eq!(parse_byte_size("99999999999999GiB"), None);
+    }
+}
+
+#[cfg(test)]
+mod policy_tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(text, Path::new(".skillgate.toml"))
+    }
+
+    #[test]
+    fn categories_replace_what_they_name_and_keep_the_rest() {
+        let config = parse(
+            "[policy]\nmode = \"escalate\"\n\n[policy.auto]\ncomplexity = 6\n\n\
+             [policy.categories.backend]\nmode = \"warn\"\nrequired-test-pass-rate = 0.9\n\
+             auto = { coverage = 0.90, complexity = 10 }\nhuman = { dependencies = 5 }\n",
+        )
+        .expect("valid");
+        let base = config.policy.for_category(None);
+        assert_eq!(base.mode, Mode::Escalate);
+        assert_eq!((base.auto.coverage, base.auto.complexity), (0.95, 6));
+        let backend = config.policy.for_category(Some("backend"));
+        assert_eq!(backend.mode, Mode::Warn);
+        assert_eq!(backend.required_test_pass_rate, 0.9);
+        assert_eq!((backend.auto.coverage, backend.auto.complexity), (0.90, 10));
+        assert_eq!((backend.auto.risk, backend.human.dependencies), (0.30, 5));
+        assert_eq!(backend.human.complexity, 15);
+        assert_eq!(config.policy.for_category(Some("other")), base);
+    }
+
+    #[test]
+    fn defaults_are_designs_numbers() {
+        let policy = PolicyConfig::default();
+        assert_eq!(policy.mode, Mode::Enforce);
+        assert_eq!((policy.auto.complexity, policy.auto.dependencies), (5, 0));
+        assert_eq!((policy.human.complexity, policy.human.dependencies), (15, 3));
+        assert_eq!(policy.risk_weights, RiskWeights::default());
+        assert!((policy.risk_weights.sum() - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn weights_must_add_up_and_fractions_stay_fractions() {
+        let err = parse("[policy.risk-weights]\nsecurity = 0.5\n").expect_err("sum 1.15");
+        assert!(
+            err.to_string()
+                .contains("`policy.risk-weights` must add up to 1, not 1.15"),
+            "{err}"
+        );
+        let err = parse("[policy.categories.x]\nrequired-test-pass-rate = 1.5\n")
+            .expect_err("out of range");
+        assert!(
+            err.to_string().contains(
+                "`policy.categories.x.required-test-pass-rate` must be between 0.0 and 1.0, not 1.5"
+            ),
+            "{err}"
+        );
+        let err = parse("[policy]\nmode = \"strict\"\n").expect_err("unknown mode");
+        assert!(err.to_string().contains(":2: `policy.mode`"), "{err}");
     }
 }
