@@ -109,10 +109,17 @@ impl Default for PolicyConfig {
             auto: AutoThresholds::default(),
             human: HumanThresholds::default(),
             risk_weights: RiskWeights::default(),
-            critical_categories: ["security", "auth", "payments", "infrastructure", "deployment", "database"]
-                .iter()
-                .map(|s| (*s).to_owned())
-                .collect(),
+            critical_categories: [
+                "security",
+                "auth",
+                "payments",
+                "infrastructure",
+                "deployment",
+                "database",
+            ]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect(),
             categories: std::collections::BTreeMap::new(),
         }
     }
@@ -378,11 +385,31 @@ impl Config {
             ("policy.human", "coverage", self.policy.human.coverage),
             ("policy.human", "pass-rate", self.policy.human.pass_rate),
             ("policy.human", "risk", self.policy.human.risk),
-            ("policy.risk-weights", "security", self.policy.risk_weights.security),
-            ("policy.risk-weights", "complexity", self.policy.risk_weights.complexity),
-            ("policy.risk-weights", "coverage", self.policy.risk_weights.coverage),
-            ("policy.risk-weights", "dependencies", self.policy.risk_weights.dependencies),
-            ("policy.risk-weights", "criticality", self.policy.risk_weights.criticality),
+            (
+                "policy.risk-weights",
+                "security",
+                self.policy.risk_weights.security,
+            ),
+            (
+                "policy.risk-weights",
+                "complexity",
+                self.policy.risk_weights.complexity,
+            ),
+            (
+                "policy.risk-weights",
+                "coverage",
+                self.policy.risk_weights.coverage,
+            ),
+            (
+                "policy.risk-weights",
+                "dependencies",
+                self.policy.risk_weights.dependencies,
+            ),
+            (
+                "policy.risk-weights",
+                "criticality",
+                self.policy.risk_weights.criticality,
+            ),
         ];
         for (table, key, value) in fractions {
             if !(0.0..=1.0).contains(&value) {
@@ -729,7 +756,10 @@ mod policy_tests {
         let policy = PolicyConfig::default();
         assert_eq!(policy.mode, Mode::Enforce);
         assert_eq!((policy.auto.complexity, policy.auto.dependencies), (5, 0));
-        assert_eq!((policy.human.complexity, policy.human.dependencies), (15, 3));
+        assert_eq!(
+            (policy.human.complexity, policy.human.dependencies),
+            (15, 3)
+        );
         assert_eq!(policy.risk_weights, RiskWeights::default());
         assert!((policy.risk_weights.sum() - 1.0).abs() < 1e-9);
     }

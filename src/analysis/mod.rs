@@ -3,6 +3,7 @@
 //! note, so hostile files (binaries, minified bundles, invalid UTF-8) cost bounded time and
 //! memory.
 
+pub mod risk;
 mod sources;
 
 pub use sources::{MAX_FILE_BYTES, MAX_TOTAL_BYTES, Source, Sources};
