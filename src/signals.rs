@@ -30,6 +30,53 @@ pub struct Signals {
     /// Tests that failed in an earlier attempt and passed in the last.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flaky: Vec<String>,
+    /// What the skill's own files show; `None` for a deleted skill.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analysis: Option<Analysis>,
+    /// The risk score, from the analysis, the coverage and the declared floor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub risk: Option<crate::analysis::risk::RiskScore>,
+}
+
+/// The signals measured from a skill's files, each with the evidence a reviewer needs
+/// (`file:line what`); secrets only ever redacted.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Analysis {
+    /// The most complex function, when any code was analysed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub complexity: Option<ComplexitySignal>,
+    /// External endpoints, tools and manifests, de-duplicated: `api.stripe.com`, `curl`.
+    #[serde(default)]
+    pub dependencies: Vec<String>,
+    /// Hardcoded secrets, redacted: `scripts/deploy.sh:4 github-token ghp_…`.
+    #[serde(default)]
+    pub secrets: Vec<String>,
+    /// Security-sensitive code: auth, crypto, credentials, privilege.
+    #[serde(default)]
+    pub security_sensitive: Vec<String>,
+    /// Dockerfiles, Terraform, Kubernetes, workflows, `allowed-tools` granting a shell.
+    #[serde(default)]
+    pub infrastructure: Vec<String>,
+    /// DDL or DML the scripts run.
+    #[serde(default)]
+    pub database_writes: Vec<String>,
+    /// Made by Phase 4 (`generated-by: phase4`), with its pattern id when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generated: Option<String>,
+    /// Files not analysed, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ComplexitySignal {
+    /// The highest cyclomatic complexity of any function.
+    pub max: u32,
+    /// The sum over all functions.
+    pub total: u32,
+    /// Where the most complex function is: `file:line name`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<String>,
 }
 
 /// Whether the skill has a suite that ran.

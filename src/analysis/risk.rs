@@ -206,13 +206,16 @@ mod tests {
 
         fn inputs(&mut self) -> RiskInputs {
             RiskInputs {
-                security_sensitive: self.next() % 2 == 0,
-                elevated: self.next() % 2 == 0,
-                complexity: (self.next() % 4 != 0).then(|| (self.next() % 40) as u32),
-                coverage: (self.next() % 4 != 0).then(|| self.fraction()),
+                security_sensitive: self.next().is_multiple_of(2),
+                elevated: self.next().is_multiple_of(2),
+                complexity: (!self.next().is_multiple_of(4)).then(|| (self.next() % 40) as u32),
+                coverage: (!self.next().is_multiple_of(4)).then(|| self.fraction()),
                 dependencies: (self.next() % 8) as usize,
-                critical: self.next() % 2 == 0,
-                declared: (self.next() % 3 == 0).then(|| self.fraction() * 1.2 - 0.1),
+                critical: self.next().is_multiple_of(2),
+                declared: self
+                    .next()
+                    .is_multiple_of(3)
+                    .then(|| self.fraction() * 1.2 - 0.1),
             }
         }
 

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use crate::analysis::risk::{self, RiskInputs};
 use crate::attempt::{self, Attempt};
 use crate::changes::{ChangeKind, SkillChange, skill_changes};
 use crate::cli::{CheckArgs, OutputFormat};
@@ -19,7 +20,7 @@ use crate::progress::Progress;
 use crate::render;
 
 use crate::runner::{self, Job};
-use crate::signals::{CoverageSignal, Signals, SuiteSignal, TestCounts};
+use crate::signals::{Analysis, CoverageSignal, Signals, SuiteSignal, TestCounts};
 use crate::skill::{self, Finding, Severity, SkillMeta};
 use crate::store::Store;
 use crate::suite::{self, REPORT_DIR, Resolution, Suite};
@@ -632,6 +633,24 @@ fn assess(
         let duration = suite_report.as_ref().map_or(0, |s| s.duration_ms);
         TestResults::from_run(run, duration, timestamp, coverage.ratio(), coverage_delta)
     });
+    let policy = config.policy.for_category(p.meta.category.as_deref());
+    let analysis: Option<Analysis> = None;
+    let risk = (p.change.kind != ChangeKind::Deleted).then(|| {
+        let critical = p
+            .meta
+            .category
+            .as_ref()
+            .is_some_and(|c| policy.critical_categories.contains(c));
+        risk::score(
+            &risk_inputs(
+                analysis.as_ref(),
+                coverage.ratio(),
+                critical,
+                p.meta.risk_score,
+            ),
+            &policy.risk_weights,
+        )
+    });
     let signals = Signals {
         change: p.change.kind.clone(),
         lint_errors: lint
@@ -652,12 +671,14 @@ fn assess(
         required_pass_rate: p
             .meta
             .required_test_pass_rate
-            .unwrap_or(config.policy.required_test_pass_rate),
+            .unwrap_or(policy.required_test_pass_rate),
         attempts: count,
         // Flaky across retries, and as the framework itself reported (reruns of its own).
         flaky: run.as_ref().map(|r| r.flaky.clone()).unwrap_or_default(),
+        analysis,
+        risk,
     };
-    let decision = decide(&signals, &config.policy);
+    let decision = decide(&signals, &policy);
     SkillResult {
         name: p.name,
         dir: p.change.skill.dir.clone(),
@@ -677,6 +698,26 @@ fn assess(
         coverage: coverage_report,
         signals,
         decision,
+    }
+}
+
+/// The risk score's inputs from what the gate measured.
+fn risk_inputs(
+    analysis: Option<&Analysis>,
+    coverage: Option<f64>,
+    critical: bool,
+    declared: Option<f64>,
+) -> RiskInputs {
+    RiskInputs {
+        security_sensitive: analysis
+            .is_some_and(|a| !a.secrets.is_empty() || !a.security_sensitive.is_empty()),
+        elevated: analysis
+            .is_some_and(|a| !a.infrastructure.is_empty() || !a.database_writes.is_empty()),
+        complexity: analysis.and_then(|a| a.complexity.as_ref()).map(|c| c.max),
+        coverage,
+        dependencies: analysis.map_or(0, |a| a.dependencies.len()),
+        critical,
+        declared,
     }
 }
 

@@ -75,8 +75,18 @@ pub enum Category {
     PassRate,
     /// Risk 0.31–0.60: an infrastructure specialist reviews.
     Risk,
+    /// Complexity 6–15: a code quality reviewer assesses.
+    Complexity,
+    /// 1–3 external dependencies: an integration architect approves.
+    Dependencies,
+    /// An infrastructure change: a DevOps specialist.
+    Infrastructure,
+    /// A database write: a DBA.
+    Database,
     /// The skill declares `approval-level: escalate`.
     Declared,
+    /// Would need a maintainer, but the policy mode is `escalate` (the seed's rollout).
+    Rollout,
 }
 
 impl Category {
@@ -85,7 +95,12 @@ impl Category {
             Self::Coverage => "coverage",
             Self::PassRate => "pass-rate",
             Self::Risk => "risk",
+            Self::Complexity => "complexity",
+            Self::Dependencies => "dependencies",
+            Self::Infrastructure => "infrastructure",
+            Self::Database => "database",
             Self::Declared => "declared",
+            Self::Rollout => "rollout",
         }
     }
 }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::criterion::{Category, Check, Demand};
 use super::{CRITERIA, Policy};
+use crate::config::Mode;
 use crate::signals::Signals;
 use crate::skill::Tier;
 
@@ -63,7 +64,14 @@ pub fn decide(signals: &Signals, policy: &Policy) -> Decision {
         .map(|(d, _, _)| *d)
         .max()
         .unwrap_or(Demand::Auto);
-    let (tier, decision) = match heaviest {
+    // The gradual rollout softens what the tables demand, never a correction.
+    let applied = match (policy.mode, heaviest) {
+        (_, Demand::Correction) | (Mode::Enforce, _) => heaviest,
+        (Mode::Warn, _) => Demand::Auto,
+        (Mode::Escalate, Demand::Human) => Demand::Escalate(Category::Rollout),
+        (Mode::Escalate, demand) => demand,
+    };
+    let (tier, decision) = match applied {
         Demand::Auto => (Tier::Auto, Verdict::Approved),
         Demand::Escalate(_) => (Tier::Escalate, Verdict::Escalated),
         Demand::Human => (Tier::Human, Verdict::Escalated),
@@ -78,6 +86,9 @@ pub fn decide(signals: &Signals, policy: &Policy) -> Decision {
                 escalation_categories.push(*category);
             }
         }
+        if let Demand::Escalate(Category::Rollout) = applied {
+            escalation_categories.insert(0, Category::Rollout);
+        }
     }
     // An approval lists what it rests on; anything else lists what stands in the way, heaviest
     // first, in registry order within a weight, and the notes that are always listed.
@@ -87,10 +98,25 @@ pub fn decide(signals: &Signals, policy: &Policy) -> Decision {
         .map(|(d, r, _)| (d, r))
         .collect();
     reasons.sort_by_key(|(d, _)| std::cmp::Reverse(weight(*d)));
+    let mut reasons: Vec<String> = reasons.into_iter().map(|(_, r)| r).collect();
+    if applied != heaviest {
+        let would = match heaviest {
+            Demand::Human => "a maintainer",
+            _ => "an expert",
+        };
+        let note = match policy.mode {
+            Mode::Warn => format!(
+                "policy mode warn: approved with warnings; enforced, this would need {would}"
+            ),
+            _ => "policy mode escalate: sent to an expert; enforced, this would need a maintainer"
+                .to_owned(),
+        };
+        reasons.insert(0, note);
+    }
     Decision {
         tier,
         decision,
-        reasons: reasons.into_iter().map(|(_, r)| r).collect(),
+        reasons,
         criteria,
         escalation_categories,
     }
@@ -108,9 +134,10 @@ fn weight(demand: Demand) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::risk::{RiskInputs, RiskParts, RiskScore};
     use crate::changes::ChangeKind;
     use crate::config::SkipHandling;
-    use crate::signals::{CoverageSignal, SuiteSignal, TestCounts};
+    use crate::signals::{Analysis, ComplexitySignal, CoverageSignal, SuiteSignal, TestCounts};
 
     /// A skill that meets every auto criterion.
     fn good() -> Signals {
@@ -133,7 +160,48 @@ mod tests {
             required_pass_rate: 0.95,
             attempts: 1,
             flaky: Vec::new(),
+            analysis: Some(Analysis {
+                complexity: Some(ComplexitySignal {
+                    max: 3,
+                    total: 7,
+                    at: None,
+                }),
+                ..Analysis::default()
+            }),
+            risk: None,
         }
+    }
+
+    fn analysis(s: &mut Signals) -> &mut Analysis {
+        s.analysis.get_or_insert_with(Analysis::default)
+    }
+
+    fn complexity(s: &mut Signals, max: u32) {
+        analysis(s).complexity = Some(ComplexitySignal {
+            max,
+            total: max + 10,
+            at: Some("run.sh:3 main".into()),
+        });
+    }
+
+    fn dependencies(s: &mut Signals, n: usize) {
+        analysis(s).dependencies = (1..=n).map(|i| format!("api{i}.vendor.io")).collect();
+    }
+
+    /// A measured risk of exactly `score`.
+    fn measured_risk(s: &mut Signals, score: f64) {
+        s.risk = Some(RiskScore {
+            score,
+            measured: score,
+            declared: None,
+            parts: RiskParts {
+                security: 0.0,
+                complexity: 0.0,
+                coverage: 0.0,
+                dependencies: 0.0,
+                criticality: 0.0,
+            },
+        });
     }
 
     fn counts(passed: u64, failed: u64) -> Option<TestCounts> {
@@ -312,6 +380,88 @@ mod tests {
                 Tier::Human,
                 Verdict::Escalated,
             ),
+            // measured risk, raised by a declared floor
+            (
+                "measured risk 0.20 approves",
+                |s| measured_risk(s, 0.20),
+                Tier::Auto,
+                Verdict::Approved,
+            ),
+            // complexity
+            (
+                "complexity 5 approves",
+                |s| complexity(s, 5),
+                Tier::Auto,
+                Verdict::Approved,
+            ),
+            (
+                "complexity 6 escalates",
+                |s| complexity(s, 6),
+                Tier::Escalate,
+                Verdict::Escalated,
+            ),
+            (
+                "complexity 15 escalates",
+                |s| complexity(s, 15),
+                Tier::Escalate,
+                Verdict::Escalated,
+            ),
+            (
+                "complexity 16 is human",
+                |s| complexity(s, 16),
+                Tier::Human,
+                Verdict::Escalated,
+            ),
+            (
+                "no code approves",
+                |s| analysis(s).complexity = None,
+                Tier::Auto,
+                Verdict::Approved,
+            ),
+            // external dependencies
+            (
+                "1 external dependency escalates",
+                |s| dependencies(s, 1),
+                Tier::Escalate,
+                Verdict::Escalated,
+            ),
+            (
+                "3 external dependencies escalate",
+                |s| dependencies(s, 3),
+                Tier::Escalate,
+                Verdict::Escalated,
+            ),
+            (
+                "4 external dependencies are human",
+                |s| dependencies(s, 4),
+                Tier::Human,
+                Verdict::Escalated,
+            ),
+            // content
+            (
+                "security-sensitive code is human",
+                |s| analysis(s).security_sensitive = vec!["auth.py:3 jwt.decode".into()],
+                Tier::Human,
+                Verdict::Escalated,
+            ),
+            (
+                "an infrastructure change escalates",
+                |s| analysis(s).infrastructure = vec!["Dockerfile".into()],
+                Tier::Escalate,
+                Verdict::Escalated,
+            ),
+            (
+                "a database write escalates",
+                |s| analysis(s).database_writes = vec!["seed.sh:2 INSERT INTO users".into()],
+                Tier::Escalate,
+                Verdict::Escalated,
+            ),
+            (
+                "a generated skill is decided like any other",
+                |s| analysis(s).generated = Some("phase4 pattern 487".into()),
+                Tier::Auto,
+                Verdict::Approved,
+            ),
             // declared approval level raises only
             (
                 "declared auto changes nothing",
@@ -369,6 +519,12 @@ mod tests {
                 Tier::Human,
                 Verdict::NeedsCorrection,
             ),
+            (
+                "a hardcoded secret",
+                |s| analysis(s).secrets = vec!["run.sh:4 github-token ghp_…".into()],
+                Tier::Human,
+                Verdict::NeedsCorrection,
+            ),
         ];
         for (name, edit, tier, verdict) in cases {
             let mut signals = good();
@@ -381,6 +537,148 @@ mod tests {
             );
             assert!(!decision.reasons.is_empty(), "case {name} has no reasons");
         }
+    }
+
+    #[test]
+    fn measured_risk_boundaries_and_the_declared_floor() {
+        for (score, tier) in [
+            (0.30, Tier::Auto),
+            (0.31, Tier::Escalate),
+            (0.60, Tier::Escalate),
+            (0.61, Tier::Human),
+        ] {
+            let mut signals = good();
+            signals.coverage = measured(0.99);
+            measured_risk(&mut signals, score);
+            let decision = decide(&signals, &Policy::default());
+            assert_eq!(decision.tier, tier, "risk {score}: {decision:?}");
+        }
+        let mut signals = good();
+        let inputs = RiskInputs {
+            coverage: Some(0.97),
+            declared: Some(0.5),
+            ..RiskInputs::default()
+        };
+        signals.risk = Some(crate::analysis::risk::score(
+            &inputs,
+            &crate::config::RiskWeights::default(),
+        ));
+        let decision = decide(&signals, &Policy::default());
+        assert_eq!(decision.tier, Tier::Escalate);
+        assert!(
+            decision
+                .reasons
+                .contains(&"risk 0.50 > 0.30 (declared; measured 0.01)".to_owned()),
+            "{:?}",
+            decision.reasons
+        );
+    }
+
+    #[test]
+    fn escalations_name_their_category_and_reasons_read_like_a_reviewer() {
+        type Edit = fn(&mut Signals);
+        let cases: &[(Edit, &[Category], &str)] = &[
+            (
+                |s| s.coverage = measured(0.88),
+                &[Category::Coverage],
+                "coverage 0.88 < 0.95 (measured, lcov)",
+            ),
+            (
+                |s| s.declared_risk = Some(0.45),
+                &[Category::Risk],
+                "risk 0.45 > 0.30 (declared)",
+            ),
+            (
+                |s| complexity(s, 9),
+                &[Category::Complexity],
+                "complexity 9 > 5 (run.sh:3 main)",
+            ),
+            (
+                |s| {
+                    analysis(s).dependencies =
+                        vec!["api.stripe.com".into(), "hooks.slack.com".into()]
+                },
+                &[Category::Dependencies],
+                "2 external dependencies: api.stripe.com, hooks.slack.com",
+            ),
+            (
+                |s| analysis(s).infrastructure = vec!["Dockerfile".into()],
+                &[Category::Infrastructure],
+                "infrastructure change: Dockerfile",
+            ),
+            (
+                |s| analysis(s).database_writes = vec!["seed.sh:2 INSERT INTO users".into()],
+                &[Category::Database],
+                "database write: seed.sh:2 INSERT INTO users",
+            ),
+            (
+                |s| {
+                    s.tests = counts(18, 2);
+                    complexity(s, 7)
+                },
+                &[Category::PassRate, Category::Complexity],
+                "complexity 7 > 5 (run.sh:3 main)",
+            ),
+        ];
+        for (edit, categories, reason) in cases {
+            let mut signals = good();
+            edit(&mut signals);
+            let decision = decide(&signals, &Policy::default());
+            assert_eq!(decision.tier, Tier::Escalate, "{decision:?}");
+            assert_eq!(decision.escalation_categories, *categories, "{decision:?}");
+            assert!(
+                decision.reasons.iter().any(|r| r == reason),
+                "{reason} not in {:?}",
+                decision.reasons
+            );
+        }
+    }
+
+    #[test]
+    fn the_rollout_modes_soften_all_but_corrections() {
+        let mut human = good();
+        human.coverage = measured(0.5);
+        let mut escalated = good();
+        complexity(&mut escalated, 9);
+        let mut secret = good();
+        analysis(&mut secret).secrets = vec!["run.sh:4 github-token ghp_…".into()];
+        let policy = |mode| Policy {
+            mode,
+            ..Policy::default()
+        };
+
+        let warned = decide(&human, &policy(Mode::Warn));
+        assert_eq!(
+            (warned.tier, warned.decision),
+            (Tier::Auto, Verdict::Approved)
+        );
+        assert_eq!(
+            warned.reasons[0],
+            "policy mode warn: approved with warnings; enforced, this would need a maintainer"
+        );
+        assert!(
+            warned
+                .reasons
+                .contains(&"coverage 0.50 < 0.80 (measured, lcov)".to_owned())
+        );
+        assert_eq!(
+            decide(&escalated, &policy(Mode::Warn)).reasons[0],
+            "policy mode warn: approved with warnings; enforced, this would need an expert"
+        );
+
+        let softened = decide(&human, &policy(Mode::Escalate));
+        assert_eq!(softened.tier, Tier::Escalate);
+        assert_eq!(softened.escalation_categories[0], Category::Rollout);
+        let kept = decide(&escalated, &policy(Mode::Escalate));
+        assert_eq!(kept.escalation_categories, [Category::Complexity]);
+        assert_eq!(kept.reasons[0], "complexity 9 > 5 (run.sh:3 main)");
+
+        for mode in [Mode::Warn, Mode::Escalate, Mode::Enforce] {
+            let decision = decide(&secret, &policy(mode));
+            assert_eq!(decision.decision, Verdict::NeedsCorrection, "{mode:?}");
+        }
+        let enforced = decide(&human, &policy(Mode::Enforce));
+        assert_eq!(enforced.tier, Tier::Human);
     }
 
     #[test]
@@ -427,11 +725,17 @@ mod tests {
             approved.reasons,
             vec![
                 "SKILL.md is valid",
+                "no hardcoded secrets",
                 "no breaking change",
                 "20 tests ran",
                 "the suite ended normally",
                 "pass rate 1.00 (20/20) ≥ 0.95",
-                "coverage 0.97 ≥ 0.95 (measured, lcov)"
+                "coverage 0.97 ≥ 0.95 (measured, lcov)",
+                "complexity 3 ≤ 5",
+                "no external dependencies",
+                "no security-sensitive code",
+                "no infrastructure change",
+                "no database write"
             ]
         );
     }

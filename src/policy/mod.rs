@@ -2,14 +2,21 @@
 
 mod approval_level;
 mod breaking_change;
+mod complexity;
+mod content;
 mod coverage;
 mod criterion;
+mod database_write;
 mod decide;
+mod dependencies;
+mod infrastructure;
 mod lint;
 mod pass_rate;
 mod registry;
 mod retries;
 mod risk;
+mod secrets;
+mod security_sensitive;
 mod suite_exit;
 mod test_suite;
 

@@ -2,18 +2,25 @@
 
 use super::Criterion;
 use super::{
-    approval_level, breaking_change, coverage, lint, pass_rate, retries, risk, suite_exit,
+    approval_level, breaking_change, complexity, coverage, database_write, dependencies,
+    infrastructure, lint, pass_rate, retries, risk, secrets, security_sensitive, suite_exit,
     test_suite,
 };
 
 pub static CRITERIA: &[&dyn Criterion] = &[
     &lint::SkillMd,
+    &secrets::Secrets,
     &breaking_change::BreakingChange,
     &test_suite::TestSuite,
     &suite_exit::SuiteExit,
     &retries::Retries,
     &pass_rate::PassRate,
     &coverage::Coverage,
+    &complexity::Complexity,
     &risk::Risk,
+    &dependencies::Dependencies,
+    &security_sensitive::SecuritySensitive,
+    &infrastructure::Infrastructure,
+    &database_write::DatabaseWrite,
     &approval_level::ApprovalLevel,
 ];

@@ -83,6 +83,8 @@ mod tests {
             required_pass_rate: 0.95,
             attempts,
             flaky: flaky.iter().map(|s| (*s).to_owned()).collect(),
+            analysis: None,
+            risk: None,
         }
     }
 

@@ -1,4 +1,5 @@
-//! The risk score against the auto ceiling and the human floor.
+//! The risk score against the auto ceiling and the human floor: measured from the skill, raised
+//! by a declared `risk-score`.
 
 use super::Policy;
 use super::criterion::{Assessment, Category, Criterion, Demand, fraction};
@@ -12,24 +13,34 @@ impl Criterion for Risk {
     }
 
     fn evaluate(&self, signals: &Signals, policy: &Policy) -> Option<Assessment> {
-        // Only the declared floor is known until risk is measured from the skill itself.
-        let risk = signals.declared_risk?;
+        let (risk, source) = match &signals.risk {
+            Some(risk) => {
+                let source = match risk.declared {
+                    Some(declared) if declared > risk.measured => {
+                        format!("declared; measured {}", fraction(risk.measured))
+                    }
+                    _ => "measured".to_owned(),
+                };
+                (risk.score, source)
+            }
+            None => (signals.declared_risk?, "declared".to_owned()),
+        };
         let (auto, human) = (policy.auto.risk, policy.human.risk);
         let shown = fraction(risk);
         let (demand, reason) = if risk > human + 1e-9 {
             (
                 Demand::Human,
-                format!("risk {shown} > {} (declared)", fraction(human)),
+                format!("risk {shown} > {} ({source})", fraction(human)),
             )
         } else if risk > auto + 1e-9 {
             (
                 Demand::Escalate(Category::Risk),
-                format!("risk {shown} > {} (declared)", fraction(auto)),
+                format!("risk {shown} > {} ({source})", fraction(auto)),
             )
         } else {
             (
                 Demand::Auto,
-                format!("risk {shown} ≤ {} (declared)", fraction(auto)),
+                format!("risk {shown} ≤ {} ({source})", fraction(auto)),
             )
         };
         Some(Assessment::new(format!("<= {auto}"), risk, demand, reason))
