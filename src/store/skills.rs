@@ -46,15 +46,16 @@ pub(super) fn upsert(
             None => s.command.clone(),
         });
     let framework = skill.tests.as_ref().map(|t| t.framework.clone());
+    let analysis = skill.signals.analysis.as_ref();
     tx.query_row(
         "INSERT INTO skills (
             name, category, team, content_path, content_hash, tags, version, status,
             test_coverage, test_suite_path, required_test_pass_rate, approval_level,
             approval_criteria, last_approved_by, last_approval_date, phase4_pattern_id,
             generated_by, is_auto_generated, owner, risk_score, skill_dir, test_framework,
-            created_at, updated_at
+            created_at, updated_at, cyclomatic_complexity, external_dependencies
          ) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,
-                   ?18, ?19, ?20, ?21, ?22, ?23, ?23)
+                   ?18, ?19, ?20, ?21, ?22, ?23, ?23, ?24, ?25)
          ON CONFLICT(name) DO UPDATE SET
             category = excluded.category,
             team = COALESCE(excluded.team, skills.team),
@@ -75,7 +76,11 @@ pub(super) fn upsert(
             generated_by = excluded.generated_by,
             is_auto_generated = excluded.is_auto_generated,
             owner = COALESCE(excluded.owner, skills.owner),
-            risk_score = excluded.risk_score,
+            risk_score = COALESCE(excluded.risk_score, skills.risk_score),
+            cyclomatic_complexity = COALESCE(excluded.cyclomatic_complexity,
+                                             skills.cyclomatic_complexity),
+            external_dependencies = COALESCE(excluded.external_dependencies,
+                                             skills.external_dependencies),
             skill_dir = excluded.skill_dir,
             test_framework = COALESCE(excluded.test_framework, skills.test_framework),
             updated_at = excluded.updated_at
@@ -100,10 +105,19 @@ pub(super) fn upsert(
             skill.generated_by,
             skill.generated_by.as_deref() == Some("phase4"),
             skill.owner,
-            skill.signals.declared_risk,
+            // Measured (raised by the declared floor); the declared floor alone when the
+            // skill was not analysed.
+            skill
+                .signals
+                .risk
+                .as_ref()
+                .map(|r| r.score)
+                .or(skill.signals.declared_risk),
             skill.dir,
             framework,
             now,
+            analysis.and_then(|a| a.complexity.as_ref()).map(|c| c.max),
+            analysis.map(|a| i64::try_from(a.dependencies.len()).unwrap_or(i64::MAX)),
         ],
         |row| row.get(0),
     )
