@@ -23,6 +23,36 @@ pub enum Command {
     /// Read test reports (and coverage) and print what the gate reads from them, as JSON in the
     /// seed's test-results schema: the way to see why a suite was counted as it was.
     Parse(ParseArgs),
+    /// Check skills against the Agent Skills spec (and the gate's own fields) without running
+    /// anything: the lint `check` runs first. Exit 4 when a finding is an error.
+    Lint(LintArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// Skill directories, SKILL.md files, or directories to search for every SKILL.md below
+    /// them [default: the repository's skills, found as `check --all` finds them].
+    #[arg(value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+
+    /// The repository: its config is read, and findings name files relative to it.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub repo: PathBuf,
+
+    /// The config file [default: .skillgate.toml in the repository, if present].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// `text`: one `file:line:column: severity[rule]: message` line per finding; `json`: a
+    /// document (schema skillgate.lint/1).
+    #[arg(long, value_enum, default_value_t = LintFormat::Text)]
+    pub format: LintFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LintFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Args)]

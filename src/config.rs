@@ -18,6 +18,17 @@ pub struct Config {
     pub skills: SkillsConfig,
     pub runner: RunnerConfig,
     pub policy: PolicyConfig,
+    pub lint: LintConfig,
+}
+
+/// `[lint]`: how strictly `SKILL.md` files are read.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct LintConfig {
+    /// Only the Agent Skills spec's top-level fields (`name`, `description`, `license`,
+    /// `compatibility`, `allowed-tools`, `metadata`): any other is an error, as the reference
+    /// validator has it. Off by default: real repositories add fields of their own.
+    pub strict: bool,
 }
 
 /// `[skills]`: where skills live.
@@ -720,6 +731,28 @@ mod tests {
         assert_eq!(parse_byte_size("1 GB"), Some(1_000_000_000));
         assert_eq!(parse_byte_size("12"), None);
         assert_eq!(parse_byte_size("99999999999999GiB"), None);
+    }
+}
+
+#[cfg(test)]
+mod lint_tests {
+    use super::*;
+
+    #[test]
+    fn lint_is_lenient_unless_strict_and_rejects_unknown_keys() {
+        let path = Path::new(".skillgate.toml");
+        assert!(!Config::parse("", path).expect("empty").lint.strict);
+        let config = Config::parse("[lint]\nstrict = true\n", path).expect("strict");
+        assert_eq!(config.lint, LintConfig { strict: true });
+        let err = Config::parse("[lint]\nstrict = true\npedantic = true\n", path)
+            .expect_err("unknown key");
+        assert!(
+            err.to_string()
+                .starts_with("invalid config .skillgate.toml:3: unknown field `pedantic`"),
+            "{err}"
+        );
+        let err = Config::parse("[lint]\nstrict = \"yes\"\n", path).expect_err("not a bool");
+        assert!(err.to_string().contains(":2: `lint.strict`"), "{err}");
     }
 }
 

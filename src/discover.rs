@@ -106,12 +106,29 @@ impl<'a> Layout<'a> {
     /// searched, so a skill reachable both ways is found once, at its real path (the one git
     /// reports changes under). Loops and escapes become warnings.
     pub fn find_skills(&self, repo: &Path) -> std::io::Result<Tree> {
+        self.walk(repo, "", false)
+    }
+
+    /// Every skill in `dir` (repository-relative) and below it, roots or not: `dir` itself when
+    /// it holds a `SKILL.md`, and every directory below that does. Ignores still apply.
+    pub fn find_skills_below(&self, repo: &Path, dir: &str) -> std::io::Result<Tree> {
+        self.walk(repo, dir, true)
+    }
+
+    /// The walk of [`Self::find_skills`] from `start`; `everywhere` makes every directory count
+    /// as below a root.
+    fn walk(&self, repo: &Path, start: &str, everywhere: bool) -> std::io::Result<Tree> {
         let canonical_repo = repo.canonicalize()?;
         let mut tree = Tree::default();
         let mut visited: HashSet<PathBuf> = HashSet::new();
+        let start_abs = if start.is_empty() {
+            repo.to_path_buf()
+        } else {
+            repo.join(start)
+        };
         // (relative dir, absolute path, strictly below a root)
         let mut stack: Vec<(String, PathBuf, bool)> =
-            vec![(String::new(), repo.to_path_buf(), false)];
+            vec![(start.to_owned(), start_abs, everywhere)];
         let mut links: Vec<(String, PathBuf, bool, PathBuf)> = Vec::new();
         loop {
             let (rel, abs, under_root) = match stack.pop() {
@@ -399,6 +416,35 @@ mod tests {
 
         let files = skill_files(repo.path(), &tree.skills[0], &tree.skills).expect("files");
         assert_eq!(files, vec!["SKILL.md", "lib/helper.py", "up"]);
+    }
+
+    #[test]
+    fn below_a_directory_every_skill_counts_roots_or_not() {
+        let repo = tempfile::tempdir().expect("tempdir");
+        for dir in [
+            "work/pdf",
+            "work/pdf/lib/inner",
+            "work/deep/er/csv",
+            "other/x",
+        ] {
+            std::fs::create_dir_all(repo.path().join(dir)).expect("mkdir");
+            std::fs::write(repo.path().join(dir).join("SKILL.md"), "---\n---\n").expect("write");
+        }
+        std::fs::create_dir_all(repo.path().join("work/node_modules/y")).expect("mkdir");
+        std::fs::write(repo.path().join("work/node_modules/y/SKILL.md"), "").expect("write");
+        let config = SkillsConfig {
+            ignore: vec!["work/deep".to_owned()],
+            ..SkillsConfig::default()
+        };
+        let layout = Layout::new(&config);
+        let tree = layout.find_skills_below(repo.path(), "work").expect("walk");
+        assert_eq!(dirs(&tree.skills), vec!["work/pdf", "work/pdf/lib/inner"]);
+        let tree = layout
+            .find_skills_below(repo.path(), "work/pdf")
+            .expect("walk");
+        assert_eq!(dirs(&tree.skills), vec!["work/pdf", "work/pdf/lib/inner"]);
+        let tree = layout.find_skills(repo.path()).expect("walk");
+        assert!(tree.skills.is_empty(), "no roots there: {:?}", tree.skills);
     }
 
     #[test]

@@ -1,16 +1,47 @@
 //! The YAML frontmatter of a `SKILL.md`, read into a tree that remembers each value's line.
 //!
 //! Anchors and aliases are refused: frontmatter never needs them and expanding them is how
-//! YAML bombs work.
+//! YAML bombs work. Nesting is capped before parsing: the YAML parser recurses once per level,
+//! and a line of 500,000 `- ` would overflow the stack.
 
 use yaml_rust2::parser::{Event, MarkedEventReceiver, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
-/// A YAML value with the 1-based line (in the whole `SKILL.md`) where it starts.
+/// A YAML value with the 1-based line (in the whole `SKILL.md`) and column (in characters)
+/// where it starts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
     pub value: Value,
     pub line: usize,
+    pub column: usize,
+}
+
+/// A mapping key: its text and where it stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Key {
+    pub text: String,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl std::ops::Deref for Key {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.text
+    }
+}
+
+impl PartialEq<str> for Key {
+    fn eq(&self, other: &str) -> bool {
+        self.text == other
+    }
+}
+
+impl PartialEq<&str> for Key {
+    fn eq(&self, other: &&str) -> bool {
+        self.text == *other
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -22,7 +53,7 @@ pub enum Value {
     String(String),
     Seq(Vec<Node>),
     /// Keys in document order; keys are scalars read as text.
-    Map(Vec<(String, Node)>),
+    Map(Vec<(Key, Node)>),
 }
 
 impl Value {
@@ -50,7 +81,7 @@ impl Value {
             Self::Seq(items) => items.iter().map(|n| n.value.to_json()).collect(),
             Self::Map(entries) => entries
                 .iter()
-                .map(|(k, n)| (k.clone(), n.value.to_json()))
+                .map(|(k, n)| (k.text.clone(), n.value.to_json()))
                 .collect::<serde_json::Map<_, _>>()
                 .into(),
         }
@@ -61,16 +92,43 @@ impl Value {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Document {
     /// The top-level mapping of the frontmatter, in order.
-    pub fields: Vec<(String, Node)>,
+    pub fields: Vec<(Key, Node)>,
     /// 1-based line where the Markdown body starts.
     pub body_line: usize,
 }
 
-/// Why a `SKILL.md` has no usable frontmatter; `line` is 1-based in the file.
+/// Deeper YAML than this is refused before it is parsed (see the module docs). Real frontmatter
+/// nests two or three levels.
+pub const MAX_INDENT: usize = 128;
+
+/// Why a `SKILL.md` has no usable frontmatter; `line` and `column` are 1-based in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FrontmatterError {
+    pub kind: ErrorKind,
     pub line: usize,
+    pub column: usize,
     pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The file does not start with `---`.
+    Missing,
+    /// No closing `---`.
+    Unclosed,
+    /// The YAML between them is broken, or not a mapping, or uses what we refuse.
+    Invalid,
+}
+
+impl FrontmatterError {
+    fn invalid(line: usize, column: usize, message: String) -> Self {
+        Self {
+            kind: ErrorKind::Invalid,
+            line,
+            column,
+            message,
+        }
+    }
 }
 
 /// Split and parse a `SKILL.md`.
@@ -80,7 +138,9 @@ pub fn parse(text: &str) -> Result<Document, FrontmatterError> {
     let first = lines.next().unwrap_or("");
     if first.trim_end() != "---" {
         return Err(FrontmatterError {
+            kind: ErrorKind::Missing,
             line: 1,
+            column: 1,
             message: "no frontmatter: SKILL.md must start with a `---` line, then YAML with \
                       `name` and `description`, then `---`"
                 .to_owned(),
@@ -99,11 +159,14 @@ pub fn parse(text: &str) -> Result<Document, FrontmatterError> {
     }
     let Some((end, closing_line)) = closing else {
         return Err(FrontmatterError {
+            kind: ErrorKind::Unclosed,
             line: 1,
+            column: 1,
             message: "unclosed frontmatter: the `---` on line 1 has no closing `---`".to_owned(),
         });
     };
     let yaml = &text[start..end];
+    check_depth(yaml, 2)?;
     let fields = match load(yaml, 2)? {
         Some(Node {
             value: Value::Map(fields),
@@ -114,19 +177,52 @@ pub fn parse(text: &str) -> Result<Document, FrontmatterError> {
         })
         | None => Vec::new(),
         Some(node) => {
-            return Err(FrontmatterError {
-                line: node.line,
-                message: format!(
+            return Err(FrontmatterError::invalid(
+                node.line,
+                node.column,
+                format!(
                     "frontmatter must be a mapping of keys, found {}",
                     node.value.kind()
                 ),
-            });
+            ));
         }
     };
     Ok(Document {
         fields,
         body_line: closing_line + 1,
     })
+}
+
+/// Refuse YAML nested deeper than [`MAX_INDENT`]. Every block level needs more indentation (or
+/// another `- `, `? ` or `: ` in front of the content) than its parent, so the width of a line's
+/// lead bounds its depth; flow nesting (`[[[`) is capped at 255 by the parser itself.
+fn check_depth(yaml: &str, first_line: usize) -> Result<(), FrontmatterError> {
+    for (i, line) in yaml.lines().enumerate() {
+        // Blanks and indicators (`-`, `?`, `:` followed by a blank), not a rule of dashes.
+        let bytes = line.as_bytes();
+        let mut lead = 0;
+        while let Some(&b) = bytes.get(lead) {
+            let indicator = matches!(b, b'-' | b'?' | b':')
+                && bytes
+                    .get(lead + 1)
+                    .is_none_or(|n| matches!(n, b' ' | b'\t'));
+            if !(matches!(b, b' ' | b'\t') || indicator) {
+                break;
+            }
+            lead += 1;
+        }
+        if lead > MAX_INDENT {
+            return Err(FrontmatterError::invalid(
+                first_line + i,
+                MAX_INDENT + 1,
+                format!(
+                    "frontmatter nests too deeply: this line is indented {lead} columns, \
+                     at most {MAX_INDENT} are read"
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Parse one YAML document; `first_line` is the file line of the YAML's first line.
@@ -138,12 +234,13 @@ fn load(yaml: &str, first_line: usize) -> Result<Option<Node>, FrontmatterError>
         error: None,
     };
     let mut parser = Parser::new_from_str(yaml);
-    parser
-        .load(&mut builder, false)
-        .map_err(|err| FrontmatterError {
-            line: first_line + err.marker().line().saturating_sub(1),
-            message: format!("invalid YAML in frontmatter: {}", err.info()),
-        })?;
+    parser.load(&mut builder, false).map_err(|err| {
+        FrontmatterError::invalid(
+            first_line + err.marker().line().saturating_sub(1),
+            err.marker().col() + 1,
+            format!("invalid YAML in frontmatter: {}", err.info()),
+        )
+    })?;
     if let Some(err) = builder.error {
         return Err(err);
     }
@@ -153,7 +250,7 @@ fn load(yaml: &str, first_line: usize) -> Result<Option<Node>, FrontmatterError>
 enum Frame {
     Seq(Node),
     /// The mapping so far and the key waiting for its value.
-    Map(Node, Option<(String, usize)>),
+    Map(Node, Option<Key>),
 }
 
 struct Builder {
@@ -164,13 +261,17 @@ struct Builder {
 }
 
 impl Builder {
-    fn line(&self, mark: Marker) -> usize {
-        self.first_line + mark.line().saturating_sub(1)
+    /// The file line and 1-based column of a parser mark (whose column is 0-based).
+    fn position(&self, mark: Marker) -> (usize, usize) {
+        (
+            self.first_line + mark.line().saturating_sub(1),
+            mark.col() + 1,
+        )
     }
 
-    fn fail(&mut self, line: usize, message: String) {
+    fn fail(&mut self, (line, column): (usize, usize), message: String) {
         if self.error.is_none() {
-            self.error = Some(FrontmatterError { line, message });
+            self.error = Some(FrontmatterError::invalid(line, column, message));
         }
     }
 
@@ -189,16 +290,35 @@ impl Builder {
             }
             Some(Frame::Map(map, pending)) => match pending.take() {
                 None => match scalar_key(&node.value) {
-                    None => Some((node.line, "a frontmatter key must be plain text".to_owned())),
+                    None => Some((
+                        (node.line, node.column),
+                        "a frontmatter key must be plain text".to_owned(),
+                    )),
                     Some(key) => {
-                        let duplicate = matches!(&map.value, Value::Map(entries) if entries.iter().any(|(k, _)| *k == key));
-                        let problem = duplicate
-                            .then(|| (node.line, format!("duplicate key `{key}` in frontmatter")));
-                        *pending = Some((key, node.line));
+                        // A block mapping's start mark is at its first key's `:`; where the
+                        // mapping starts is where that key does.
+                        if matches!(&map.value, Value::Map(entries) if entries.is_empty())
+                            && node.line == map.line
+                            && node.column < map.column
+                        {
+                            map.column = node.column;
+                        }
+                        let duplicate = matches!(&map.value, Value::Map(entries) if entries.iter().any(|(k, _)| k.text == key));
+                        let problem = duplicate.then(|| {
+                            (
+                                (node.line, node.column),
+                                format!("duplicate key `{key}` in frontmatter"),
+                            )
+                        });
+                        *pending = Some(Key {
+                            text: key,
+                            line: node.line,
+                            column: node.column,
+                        });
                         problem
                     }
                 },
-                Some((key, _)) => {
+                Some(key) => {
                     if let Value::Map(entries) = &mut map.value {
                         entries.push((key, node));
                     }
@@ -206,8 +326,8 @@ impl Builder {
                 }
             },
         };
-        if let Some((line, message)) = problem {
-            self.fail(line, message);
+        if let Some((position, message)) = problem {
+            self.fail(position, message);
         }
     }
 }
@@ -229,47 +349,64 @@ impl MarkedEventReceiver for Builder {
         if self.error.is_some() {
             return;
         }
-        let line = self.line(mark);
+        let position = self.position(mark);
+        let (line, column) = position;
         match event {
             Event::Alias(_) => self.fail(
-                line,
+                position,
                 "anchors and aliases (`&name`, `*name`) are not allowed in frontmatter".to_owned(),
             ),
             Event::Scalar(text, style, anchor, _tag) => {
                 if anchor != 0 {
                     self.fail(
-                        line,
+                        position,
                         "anchors (`&name`) are not allowed in frontmatter".to_owned(),
                     );
                     return;
                 }
+                // An empty value (`name:`) is marked where the next token stands, often on the
+                // next line: it belongs where its key does.
+                let (line, column) = match self.stack.last() {
+                    Some(Frame::Map(_, Some(key)))
+                        if text.is_empty() && style == TScalarStyle::Plain =>
+                    {
+                        (key.line, key.column)
+                    }
+                    _ => (line, column),
+                };
                 let value = if style == TScalarStyle::Plain {
                     plain_scalar(text)
                 } else {
                     Value::String(text)
                 };
-                self.push(Node { value, line });
+                self.push(Node {
+                    value,
+                    line,
+                    column,
+                });
             }
             Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) if anchor != 0 => {
                 self.fail(
-                    line,
+                    position,
                     "anchors (`&name`) are not allowed in frontmatter".to_owned(),
                 );
             }
             Event::SequenceStart(..) => self.stack.push(Frame::Seq(Node {
                 value: Value::Seq(Vec::new()),
                 line,
+                column,
             })),
             Event::MappingStart(..) => self.stack.push(Frame::Map(
                 Node {
                     value: Value::Map(Vec::new()),
                     line,
+                    column,
                 },
                 None,
             )),
             Event::SequenceEnd | Event::MappingEnd => match self.stack.pop() {
                 Some(Frame::Seq(node) | Frame::Map(node, _)) => self.push(node),
-                None => self.fail(line, "unbalanced YAML structure".to_owned()),
+                None => self.fail(position, "unbalanced YAML structure".to_owned()),
             },
             Event::Nothing
             | Event::StreamStart
@@ -324,20 +461,43 @@ mod tests {
         .expect("valid");
         assert_eq!(field(&doc, "name").value, Value::String("pdf-tools".into()));
         assert_eq!(field(&doc, "name").line, 2);
+        assert_eq!(field(&doc, "name").column, 7);
         assert_eq!(field(&doc, "description").line, 3);
-        let Value::Map(meta) = &field(&doc, "metadata").value else {
+        assert_eq!(
+            field(&doc, "description").column,
+            14,
+            "a quoted value starts at its quote"
+        );
+        let metadata = field(&doc, "metadata");
+        assert_eq!(
+            (metadata.line, metadata.column),
+            (5, 3),
+            "a block mapping starts at its first key"
+        );
+        let Value::Map(meta) = &metadata.value else {
             panic!("metadata is a map")
         };
         assert_eq!(
             meta[0],
             (
-                "version".to_owned(),
+                Key {
+                    text: "version".to_owned(),
+                    line: 5,
+                    column: 3
+                },
                 Node {
                     value: Value::String("1.2.0".into()),
-                    line: 5
+                    line: 5,
+                    column: 12
                 }
             )
         );
+        assert_eq!(
+            (doc.fields[0].0.line, doc.fields[0].0.column),
+            (2, 1),
+            "keys know where they stand"
+        );
+        assert_eq!(field(&doc, "tags").column, 7, "a flow list starts at `[`");
         assert_eq!(meta[1].1.value, Value::Float(0.4));
         assert_eq!(meta[1].1.line, 6);
         let Value::Seq(tags) = &field(&doc, "tags").value else {
@@ -358,7 +518,7 @@ mod tests {
     #[test]
     fn missing_frontmatter_is_line_one() {
         let err = parse("# Just a title\n").expect_err("no frontmatter");
-        assert_eq!(err.line, 1);
+        assert_eq!((err.kind, err.line, err.column), (ErrorKind::Missing, 1, 1));
         assert!(err.message.starts_with("no frontmatter"), "{}", err.message);
         let err = parse("").expect_err("empty file");
         assert_eq!(err.line, 1);
@@ -367,7 +527,10 @@ mod tests {
     #[test]
     fn unclosed_frontmatter_is_reported() {
         let err = parse("---\nname: x\ndescription: y\n").expect_err("unclosed");
-        assert_eq!(err.line, 1);
+        assert_eq!(
+            (err.kind, err.line, err.column),
+            (ErrorKind::Unclosed, 1, 1)
+        );
         assert!(
             err.message.starts_with("unclosed frontmatter"),
             "{}",
@@ -376,21 +539,65 @@ mod tests {
     }
 
     #[test]
-    fn invalid_yaml_names_its_line_in_the_file() {
+    fn invalid_yaml_names_its_line_and_column_in_the_file() {
         let err = parse("---\nname: x\ndescription: [unclosed\nother: 1\n---\n").expect_err("bad");
         assert!(err.message.starts_with("invalid YAML"), "{}", err.message);
-        assert!((3..=5).contains(&err.line), "line {}", err.line);
+        assert_eq!(err.kind, ErrorKind::Invalid);
+        assert_eq!((err.line, err.column), (4, 6), "{}", err.message);
         let err = parse("---\nname: x\n  bad indent: y\n---\n").expect_err("bad indent");
-        assert_eq!(err.line, 3, "{}", err.message);
+        assert_eq!((err.line, err.column), (3, 13), "{}", err.message);
+        let err = parse("---\nname: \"x\ndescription: y\n---\n").expect_err("open quote");
+        assert!(err.message.starts_with("invalid YAML"), "{}", err.message);
+        assert_eq!(err.line, 2, "where the quote opens: {}", err.message);
     }
 
     #[test]
-    fn aliases_and_duplicates_are_refused() {
+    fn aliases_and_duplicates_are_refused_where_they_stand() {
         let err = parse("---\na: &x [1, 2]\nb: *x\n---\n").expect_err("anchor");
-        assert_eq!(err.line, 2);
+        assert_eq!(
+            (err.line, err.column),
+            (2, 7),
+            "the anchored node: {}",
+            err.message
+        );
+        let err = parse("---\na: [1, 2]\nb: *x\n---\n").expect_err("alias");
+        assert_eq!((err.line, err.column), (3, 4), "{}", err.message);
         let err = parse("---\nname: a\nname: b\n---\n").expect_err("duplicate");
-        assert_eq!(err.line, 3);
+        assert_eq!((err.line, err.column), (3, 1));
         assert!(err.message.contains("duplicate key `name`"));
+    }
+
+    #[test]
+    fn an_alias_bomb_is_refused_at_its_first_anchor_in_bounded_time() {
+        // The billion laughs: nine levels of ten aliases each.
+        let mut yaml = String::from("---\nname: bomb\na0: &a0 [\"lol\"]\n");
+        for level in 1..10 {
+            let refs = vec![format!("*a{}", level - 1); 10].join(", ");
+            yaml.push_str(&format!("a{level}: &a{level} [{refs}]\n"));
+        }
+        yaml.push_str("---\n");
+        let started = std::time::Instant::now();
+        let err = parse(&yaml).expect_err("bomb");
+        assert_eq!((err.line, err.column), (3, 9), "{}", err.message);
+        assert!(err.message.contains("anchors"), "{}", err.message);
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_before_the_parser_recurses() {
+        // 400,000 nested block lists on one line would overflow the parser's stack.
+        let yaml = format!("---\nname: deep\na:\n{}x\n---\n", "- ".repeat(400_000));
+        let err = parse(&yaml).expect_err("too deep");
+        assert_eq!((err.line, err.column), (4, MAX_INDENT + 1));
+        assert!(err.message.contains("nests too deeply"), "{}", err.message);
+        // 255 levels of flow lists are the parser's own limit, reached without harm.
+        let yaml = format!("---\na: {}x{}\n---\n", "[".repeat(300), "]".repeat(300));
+        let err = parse(&yaml).expect_err("flow too deep");
+        assert!(err.message.contains("recursion limit"), "{}", err.message);
+        let yaml = format!("---\na: {}x{}\n---\n", "[".repeat(200), "]".repeat(200));
+        parse(&yaml).expect("200 flow levels parse");
+        let yaml = format!("---\na: |\n  {}\n---\n", "-".repeat(300));
+        parse(&yaml).expect("a rule of dashes is text, not nesting");
     }
 
     #[test]

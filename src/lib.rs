@@ -19,6 +19,7 @@ pub mod frontmatter;
 pub mod gate;
 pub mod git;
 pub mod glob;
+pub mod lint;
 pub mod policy;
 pub mod progress;
 pub mod render;

@@ -19,6 +19,7 @@ fn main() -> ExitCode {
             commands::check::run(&args, &progress)
         }
         Command::Parse(args) => commands::parse::run(&args),
+        Command::Lint(args) => commands::lint::run(&args),
     };
     match result {
         Ok(outcome) => {

@@ -7,7 +7,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::frontmatter::{self, Node, Value};
+use crate::frontmatter::{self, ErrorKind, Key, Node, Value};
 
 /// A `SKILL.md` larger than this is refused: frontmatter plus instructions never need it.
 pub const MAX_SKILL_FILE_BYTES: u64 = 1 << 20;
@@ -57,6 +57,9 @@ pub struct Finding {
     pub file: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
+    /// 1-based, in characters; only with a line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
     pub message: String,
 }
 
@@ -67,7 +70,16 @@ impl Finding {
             severity: Severity::Error,
             file: file.to_owned(),
             line,
+            column: None,
             message: message.into(),
+        }
+    }
+
+    /// The same finding at a column of its line.
+    pub fn at_column(self, column: usize) -> Self {
+        Self {
+            column: Some(column),
+            ..self
         }
     }
 
@@ -83,11 +95,12 @@ impl Finding {
         }
     }
 
-    /// `file:line` for messages.
+    /// `file:line:column` (or as much of it as is known) for messages.
     pub fn location(&self) -> String {
-        match self.line {
-            Some(line) => format!("{}:{line}", self.file),
-            None => self.file.clone(),
+        match (self.line, self.column) {
+            (Some(line), Some(column)) => format!("{}:{line}:{column}", self.file),
+            (Some(line), None) => format!("{}:{line}", self.file),
+            _ => self.file.clone(),
         }
     }
 }
@@ -127,7 +140,8 @@ pub struct SkillMeta {
     pub extra: BTreeMap<String, serde_json::Value>,
 }
 
-const SPEC_FIELDS: &[&str] = &[
+/// The top-level fields of the Agent Skills spec: all a strict lint allows.
+pub const SPEC_FIELDS: &[&str] = &[
     "name",
     "description",
     "license",
@@ -136,7 +150,8 @@ const SPEC_FIELDS: &[&str] = &[
     "metadata",
 ];
 
-const GATE_FIELDS: &[&str] = &[
+/// The gate's own fields, read at the top level or inside `metadata`.
+pub const GATE_FIELDS: &[&str] = &[
     "version",
     "category",
     "team",
@@ -155,22 +170,40 @@ const GATE_FIELDS: &[&str] = &[
     "phase4-pattern-id",
 ];
 
+/// A `SKILL.md` read: its fields, the findings of the frontmatter rules, and the line where
+/// its Markdown body starts (`None` when the frontmatter could not be read).
+#[derive(Debug, Clone, Default)]
+pub struct SkillMd {
+    pub meta: SkillMeta,
+    pub findings: Vec<Finding>,
+    pub body_line: Option<usize>,
+}
+
 /// Read and lint a `SKILL.md`. `file` is its repository-relative path (for findings) and
 /// `dir_name` the name of the directory holding it (the spec wants `name` to equal it).
 pub fn read_meta(text: &str, file: &str, dir_name: &str) -> (SkillMeta, Vec<Finding>) {
+    let md = read_skill_md(text, file, dir_name, false);
+    (md.meta, md.findings)
+}
+
+/// [`read_meta`], and with `strict` a top-level field outside the spec's six is an error.
+pub fn read_skill_md(text: &str, file: &str, dir_name: &str, strict: bool) -> SkillMd {
     let mut findings = Vec::new();
     let doc = match frontmatter::parse(text) {
         Ok(doc) => doc,
         Err(err) => {
-            let rule = if err.message.starts_with("no frontmatter") {
-                "frontmatter-missing"
-            } else if err.message.starts_with("unclosed") {
-                "frontmatter-unclosed"
-            } else {
-                "frontmatter-invalid"
+            let rule = match err.kind {
+                ErrorKind::Missing => "frontmatter-missing",
+                ErrorKind::Unclosed => "frontmatter-unclosed",
+                ErrorKind::Invalid => "frontmatter-invalid",
             };
-            findings.push(Finding::error(rule, file, Some(err.line), err.message));
-            return (SkillMeta::default(), findings);
+            findings.push(
+                Finding::error(rule, file, Some(err.line), err.message).at_column(err.column),
+            );
+            return SkillMd {
+                findings,
+                ..SkillMd::default()
+            };
         }
     };
     let mut reader = FieldReader {
@@ -194,7 +227,7 @@ pub fn read_meta(text: &str, file: &str, dir_name: &str) -> (SkillMeta, Vec<Find
                     gate.insert(field, node);
                 }
                 None => {
-                    meta.extra.insert(key.clone(), node.value.to_json());
+                    meta.extra.insert(key.text.clone(), node.value.to_json());
                 }
             },
         }
@@ -208,20 +241,25 @@ pub fn read_meta(text: &str, file: &str, dir_name: &str) -> (SkillMeta, Vec<Find
                     if let Some(field) = GATE_FIELDS.iter().find(|f| **f == canonical) {
                         gate.entry(field).or_insert(value);
                     }
-                    meta.metadata
-                        .insert(key.clone(), scalar_text(&value.value).unwrap_or_default());
+                    meta.metadata.insert(
+                        key.text.clone(),
+                        scalar_text(&value.value).unwrap_or_default(),
+                    );
                 }
             }
             Value::Null => {}
-            other => reader.findings.push(Finding::error(
-                "field-type",
-                file,
-                Some(node.line),
-                format!(
-                    "`metadata` must be a mapping of keys to text, found {}",
-                    other.kind()
-                ),
-            )),
+            other => reader.findings.push(
+                Finding::error(
+                    "field-type",
+                    file,
+                    Some(node.line),
+                    format!(
+                        "`metadata` must be a mapping of keys to text, found {}",
+                        other.kind()
+                    ),
+                )
+                .at_column(node.column),
+            ),
         }
     }
     for (field, node) in gate {
@@ -248,86 +286,144 @@ pub fn read_meta(text: &str, file: &str, dir_name: &str) -> (SkillMeta, Vec<Find
         }
     }
     lint_spec(&meta, &doc.fields, file, dir_name, &mut findings);
-    (meta, findings)
+    if strict {
+        lint_strict(&doc.fields, file, &mut findings);
+    }
+    SkillMd {
+        meta,
+        findings,
+        body_line: Some(doc.body_line),
+    }
 }
+
+/// The longest `description` the spec allows, in characters.
+pub const MAX_DESCRIPTION_CHARS: usize = 1024;
+/// The longest `compatibility` the spec allows, in characters.
+pub const MAX_COMPATIBILITY_CHARS: usize = 500;
 
 /// The Agent Skills spec's rules for `name`, `description` and `compatibility`.
 fn lint_spec(
     meta: &SkillMeta,
-    fields: &[(String, Node)],
+    fields: &[(Key, Node)],
     file: &str,
     dir_name: &str,
     findings: &mut Vec<Finding>,
 ) {
-    let line_of = |key: &str| fields.iter().find(|(k, _)| k == key).map(|(_, n)| n.line);
-    match &meta.name {
-        None if line_of("name").is_none() => findings.push(Finding::error(
+    let node_of = |key: &str| fields.iter().find(|(k, _)| k == key).map(|(_, n)| n);
+    // A finding about a field's value, where the value starts.
+    let at = |rule: &str, node: &Node, message: String| {
+        Finding::error(rule, file, Some(node.line), message).at_column(node.column)
+    };
+    match (&meta.name, node_of("name")) {
+        (_, None) => findings.push(Finding::error(
             "name-missing",
             file,
             Some(1),
             "frontmatter has no `name`",
         )),
-        None => {}
-        Some(name) => {
-            let line = line_of("name");
+        (None, Some(node)) if node.value == Value::Null => {
+            findings.push(at("name-missing", node, "`name` has no value".to_owned()))
+        }
+        // Not text: a `field-type` finding says so already.
+        (None, Some(_)) => {}
+        (Some(name), Some(node)) => {
             if let Some(problem) = name_problem(name) {
-                findings.push(Finding::error("name-invalid", file, line, problem));
+                findings.push(at("name-invalid", node, problem));
             } else if name != dir_name {
-                findings.push(Finding::error(
+                findings.push(at(
                     "name-mismatch",
-                    file,
-                    line,
+                    node,
                     format!("`name: {name}` does not match its directory `{dir_name}`"),
                 ));
             }
         }
     }
-    match &meta.description {
-        None if line_of("description").is_none() => findings.push(Finding::error(
+    match (&meta.description, node_of("description")) {
+        (_, None) => findings.push(Finding::error(
             "description-missing",
             file,
             Some(1),
             "frontmatter has no `description`",
         )),
-        None => {}
-        Some(d) if d.trim().is_empty() || d.chars().count() > 1024 => {
-            findings.push(Finding::error(
-                "description-length",
-                file,
-                line_of("description"),
-                format!(
-                    "`description` must be 1 to 1024 characters, it has {}",
-                    d.chars().count()
-                ),
-            ))
+        (None, Some(node)) if node.value == Value::Null => findings.push(at(
+            "description-missing",
+            node,
+            "`description` has no value".to_owned(),
+        )),
+        (None, Some(_)) => {}
+        (Some(d), Some(node)) => {
+            let chars = d.chars().count();
+            if d.trim().is_empty() || chars > MAX_DESCRIPTION_CHARS {
+                findings.push(at(
+                    "description-length",
+                    node,
+                    format!(
+                        "`description` must be 1 to {MAX_DESCRIPTION_CHARS} characters, it has {}",
+                        if d.trim().is_empty() { 0 } else { chars }
+                    ),
+                ));
+            }
         }
-        Some(_) => {}
     }
-    if let Some(c) = &meta.compatibility
-        && c.chars().count() > 500
-    {
-        findings.push(Finding::error(
-            "compatibility-length",
-            file,
-            line_of("compatibility"),
-            format!(
-                "`compatibility` must be at most 500 characters, it has {}",
-                c.chars().count()
-            ),
-        ));
+    if let (Some(c), Some(node)) = (&meta.compatibility, node_of("compatibility")) {
+        let chars = c.chars().count();
+        if chars > MAX_COMPATIBILITY_CHARS {
+            findings.push(at(
+                "compatibility-length",
+                node,
+                format!(
+                    "`compatibility` must be at most {MAX_COMPATIBILITY_CHARS} characters, it has {chars}"
+                ),
+            ));
+        }
     }
-    for (key, node) in fields {
+    for (key, _) in fields {
         let canonical = key.replace('_', "-");
         let known =
             SPEC_FIELDS.contains(&canonical.as_str()) || GATE_FIELDS.contains(&canonical.as_str());
         if !known && key.chars().any(|c| c.is_control()) {
-            findings.push(Finding::warning(
-                "field-name",
-                file,
-                Some(node.line),
-                "a frontmatter key holds control characters",
-            ));
+            findings.push(
+                Finding::warning(
+                    "field-name",
+                    file,
+                    Some(key.line),
+                    "a frontmatter key holds control characters",
+                )
+                .at_column(key.column),
+            );
         }
+    }
+}
+
+/// `[lint] strict = true`: only the spec's six fields may stand at the top level, spelled as
+/// the spec spells them, as the reference validator (`skills-ref validate`) requires.
+fn lint_strict(fields: &[(Key, Node)], file: &str, findings: &mut Vec<Finding>) {
+    for (key, _) in fields {
+        if SPEC_FIELDS.contains(&key.text.as_str()) {
+            continue;
+        }
+        let canonical = key.replace('_', "-");
+        let help = if SPEC_FIELDS.contains(&canonical.as_str()) {
+            format!("the spec spells it `{canonical}`")
+        } else if GATE_FIELDS.contains(&canonical.as_str()) {
+            format!("move it under `metadata:` (skillgate reads `{canonical}` there too)")
+        } else {
+            "move it under `metadata:` or remove it".to_owned()
+        };
+        findings.push(
+            Finding::error(
+                "field-unknown",
+                file,
+                Some(key.line),
+                format!(
+                    "`{}` is not an Agent Skills field, and `[lint] strict` allows only \
+                     {}: {help}",
+                    key.text,
+                    SPEC_FIELDS.join(", ")
+                ),
+            )
+            .at_column(key.column),
+        );
     }
 }
 
@@ -361,12 +457,15 @@ struct FieldReader<'a> {
 
 impl FieldReader<'_> {
     fn wrong(&mut self, key: &str, node: &Node, expected: &str) {
-        self.findings.push(Finding::error(
-            "field-type",
-            self.file,
-            Some(node.line),
-            format!("`{key}` must be {expected}, found {}", node.value.kind()),
-        ));
+        self.findings.push(
+            Finding::error(
+                "field-type",
+                self.file,
+                Some(node.line),
+                format!("`{key}` must be {expected}, found {}", node.value.kind()),
+            )
+            .at_column(node.column),
+        );
     }
 
     /// A spec string field: must be text.
@@ -609,9 +708,36 @@ mod tests {
             rules(&findings),
             vec!["field-type", "field-type", "field-type"]
         );
-        let lines: Vec<_> = findings.iter().map(|f| f.line).collect();
-        assert!(lines.contains(&Some(4)) && lines.contains(&Some(5)) && lines.contains(&Some(7)));
+        let places: Vec<_> = findings.iter().map(|f| (f.line, f.column)).collect();
+        assert_eq!(
+            places,
+            vec![
+                (Some(5), Some(17)),
+                (Some(4), Some(13)),
+                (Some(7), Some(18))
+            ],
+            "at each value"
+        );
         assert_eq!(meta.risk_score, None);
+    }
+
+    #[test]
+    fn control_characters_in_a_key_are_a_warning_at_the_key() {
+        let (_, findings) = read("---\nname: pdf\ndescription: x\n\"a\\x1bb\": 1\n---\n");
+        assert_eq!(rules(&findings), vec!["field-name"]);
+        assert_eq!(findings[0].severity, Severity::Warning);
+        assert_eq!((findings[0].line, findings[0].column), (Some(4), Some(1)));
+        let (_, findings) = read("---\nname: pdf\ndescription: x\nab: 1\n---\n");
+        assert!(findings.is_empty(), "{findings:?}");
+    }
+
+    #[test]
+    fn location_says_as_much_as_is_known() {
+        let f = Finding::error("r", "a/SKILL.md", None, "m");
+        assert_eq!(f.location(), "a/SKILL.md");
+        let f = Finding::error("r", "a/SKILL.md", Some(3), "m");
+        assert_eq!(f.location(), "a/SKILL.md:3");
+        assert_eq!(f.at_column(9).location(), "a/SKILL.md:3:9");
     }
 
     #[test]

@@ -15,6 +15,7 @@ use crate::gate::{
     CoverageReport, GateRun, RunInfo, SCHEMA, SkillResult, SuiteReport, TestResults, Tool,
 };
 use crate::git::Git;
+use crate::lint;
 use crate::policy::decide;
 use crate::progress::Progress;
 use crate::render;
@@ -102,7 +103,7 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
     let mut prepared: Vec<Prepared> = scope
         .changes
         .iter()
-        .map(|change| prepare(&repo, &tree, change, scope.base_reader.as_ref()))
+        .map(|change| prepare(&repo, &tree, change, scope.base_reader.as_ref(), &config))
         .collect::<Result<_, _>>()?;
     flag_duplicate_names(&mut prepared);
 
@@ -232,7 +233,8 @@ fn check_out_path(out: &Path) -> Result<(), Error> {
     }
 }
 
-fn open_repo(path: &Path) -> Result<PathBuf, Error> {
+/// `--repo`, canonical; a usage error when it is not a directory.
+pub(crate) fn open_repo(path: &Path) -> Result<PathBuf, Error> {
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_dir() => path
             .canonicalize()
@@ -416,6 +418,7 @@ fn prepare(
     tree: &Tree,
     change: &SkillChange,
     base: Option<&BaseReader>,
+    config: &Config,
 ) -> Result<Prepared, Error> {
     let skill = &change.skill;
     let file = skill.skill_file_path();
@@ -435,21 +438,12 @@ fn prepare(
         });
     }
     let dir = repo.join(&skill.dir);
-    let skill_path = dir.join(&skill.skill_file);
-    let (meta, mut lint) = match read_skill_file(repo, &skill_path) {
-        Ok(text) => skill::read_meta(&text, &file, skill.dir_name()),
-        Err((line, message)) => (
-            SkillMeta::default(),
-            vec![Finding::error(
-                "skill-file-unreadable",
-                &file,
-                line,
-                message,
-            )],
-        ),
-    };
     let files = skill_files(repo, skill, &tree.skills)
         .map_err(|err| Error::io("list the files of", &dir, err))?;
+    let lint::Linted {
+        meta,
+        findings: mut lint,
+    } = lint::lint_skill(repo, repo, skill, &files, &config.lint);
     let content_hash = skill::content_hash(&dir, &files)
         .map_err(|err| Error::io("hash the files of", &dir, err))?;
     let resolution = suite::resolve(&dir, repo, &meta, &files);
@@ -470,27 +464,6 @@ fn prepare(
         lint,
         content_hash: Some(content_hash),
         resolution,
-    })
-}
-
-/// The text of a `SKILL.md`, or the line (when one applies) and reason it cannot be used.
-fn read_skill_file(repo: &Path, path: &Path) -> Result<String, (Option<usize>, String)> {
-    let bytes = crate::untrusted::read_file(repo, path, skill::MAX_SKILL_FILE_BYTES)
-        .map_err(|reason| (None, format!("cannot use this SKILL.md: {reason}")))?;
-    String::from_utf8(bytes).map_err(|err| {
-        let valid = err.utf8_error().valid_up_to();
-        let bytes = err.as_bytes();
-        let line = bytes[..valid].iter().filter(|&&b| b == b'\n').count() + 1;
-        let column = valid
-            - bytes[..valid]
-                .iter()
-                .rposition(|&b| b == b'\n')
-                .map_or(0, |i| i + 1)
-            + 1;
-        (
-            Some(line),
-            format!("SKILL.md is not UTF-8: invalid byte at column {column}"),
-        )
     })
 }
 

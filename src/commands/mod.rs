@@ -1,4 +1,5 @@
 //! One file per subcommand.
 
 pub mod check;
+pub mod lint;
 pub mod parse;

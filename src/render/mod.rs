@@ -3,10 +3,12 @@
 mod cells;
 mod escape;
 mod json;
+mod lint;
 mod markdown;
 mod text;
 
 pub use escape::markdown_text;
 pub use json::json;
+pub use lint::{lint_json, lint_text};
 pub use markdown::markdown;
 pub use text::text;

@@ -16,7 +16,7 @@ const HEADERS: [&str; 6] = [
 
 /// Text from skills and tests, made safe for a terminal: control characters (escape sequences
 /// that could move the cursor or rewrite the screen) are shown as `�`.
-fn clean(text: &str) -> String {
+pub(super) fn clean(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() { '\u{fffd}' } else { c })
         .collect()

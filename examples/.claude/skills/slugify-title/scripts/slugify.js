@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 'use strict';
 // Turn a human title into a URL- and filename-safe slug.
 // Usage as a library: const { slugify, uniqueSlug } = require('./slugify.js');
