@@ -45,9 +45,15 @@ pub struct Analysis {
     /// The most complex function, when any code was analysed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub complexity: Option<ComplexitySignal>,
-    /// External endpoints, tools and manifests, de-duplicated: `api.stripe.com`, `curl`.
+    /// External endpoints, tools, manifests and declared dependencies, de-duplicated:
+    /// `api.stripe.com`, `curl`, `requirements.txt (requests)`.
     #[serde(default)]
     pub dependencies: Vec<String>,
+    /// How many dependencies count: distinct hosts, manifests with runtime packages, declared
+    /// names not found otherwise, and one for a tool that reaches an unnamed endpoint (a tool
+    /// that reaches a named host is how it is reached, not a second dependency).
+    #[serde(default)]
+    pub dependency_count: u32,
     /// Hardcoded secrets, redacted: `scripts/deploy.sh:4 github-token ghp_…`.
     #[serde(default)]
     pub secrets: Vec<String>,

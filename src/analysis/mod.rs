@@ -3,7 +3,15 @@
 //! note, so hostile files (binaries, minified bundles, invalid UTF-8) cost bounded time and
 //! memory.
 
+pub mod database;
+pub mod dependencies;
+pub mod generated;
+pub mod infrastructure;
+mod measure;
 pub mod risk;
+pub mod scan;
+pub mod sensitive;
 mod sources;
 
+pub use measure::measure;
 pub use sources::{MAX_FILE_BYTES, MAX_TOTAL_BYTES, Source, Sources};

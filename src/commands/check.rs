@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::analysis::risk::{self, RiskInputs};
+use crate::analysis::{self, Sources};
 use crate::attempt::{self, Attempt};
 use crate::changes::{ChangeKind, SkillChange, skill_changes};
 use crate::cli::{CheckArgs, OutputFormat};
@@ -71,6 +72,8 @@ struct Prepared {
     lint: Vec<Finding>,
     content_hash: Option<String>,
     resolution: Resolution,
+    /// What the skill's files show; `None` for a deleted skill.
+    analysis: Option<Analysis>,
 }
 
 /// `progress` hears of each suite as it starts and ends.
@@ -435,6 +438,7 @@ fn prepare(
             lint: Vec::new(),
             content_hash: None,
             resolution: Resolution::None,
+            analysis: None,
         });
     }
     let dir = repo.join(&skill.dir);
@@ -457,6 +461,8 @@ fn prepare(
         .clone()
         .filter(|n| skill::name_problem(n).is_none())
         .unwrap_or_else(|| skill.dir_name().to_owned());
+    let sources = Sources::read(repo, &dir, &files);
+    let analysis = analysis::measure(&sources, &meta, &skill.dir);
     Ok(Prepared {
         change: change.clone(),
         name,
@@ -464,6 +470,7 @@ fn prepare(
         lint,
         content_hash: Some(content_hash),
         resolution,
+        analysis: Some(analysis),
     })
 }
 
@@ -607,7 +614,7 @@ fn assess(
         TestResults::from_run(run, duration, timestamp, coverage.ratio(), coverage_delta)
     });
     let policy = config.policy.for_category(p.meta.category.as_deref());
-    let analysis: Option<Analysis> = None;
+    let analysis = p.analysis;
     let risk = (p.change.kind != ChangeKind::Deleted).then(|| {
         let critical = p
             .meta
@@ -688,7 +695,7 @@ fn risk_inputs(
             .is_some_and(|a| !a.infrastructure.is_empty() || !a.database_writes.is_empty()),
         complexity: analysis.and_then(|a| a.complexity.as_ref()).map(|c| c.max),
         coverage,
-        dependencies: analysis.map_or(0, |a| a.dependencies.len()),
+        dependencies: analysis.map_or(0, |a| a.dependency_count as usize),
         critical,
         declared,
     }

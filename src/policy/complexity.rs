@@ -15,14 +15,8 @@ impl Criterion for Complexity {
     fn evaluate(&self, signals: &Signals, policy: &Policy) -> Option<Assessment> {
         let analysis = signals.analysis.as_ref()?;
         let (auto, human) = (policy.auto.complexity, policy.human.complexity);
-        let Some(complexity) = &analysis.complexity else {
-            return Some(Assessment::new(
-                format!("<= {auto}"),
-                0,
-                Demand::Auto,
-                "no code to measure the complexity of".to_owned(),
-            ));
-        };
+        // Not measured (no code in a language the gate parses): nothing to judge.
+        let complexity = analysis.complexity.as_ref()?;
         let max = complexity.max;
         let at = complexity
             .at

@@ -185,7 +185,9 @@ mod tests {
     }
 
     fn dependencies(s: &mut Signals, n: usize) {
-        analysis(s).dependencies = (1..=n).map(|i| format!("api{i}.vendor.io")).collect();
+        let a = analysis(s);
+        a.dependencies = (1..=n).map(|i| format!("api{i}.vendor.io")).collect();
+        a.dependency_count = u32::try_from(n).expect("small");
     }
 
     /// A measured risk of exactly `score`.
@@ -595,8 +597,9 @@ mod tests {
             ),
             (
                 |s| {
-                    analysis(s).dependencies =
-                        vec!["api.stripe.com".into(), "hooks.slack.com".into()]
+                    let a = analysis(s);
+                    a.dependencies = vec!["api.stripe.com".into(), "hooks.slack.com".into()];
+                    a.dependency_count = 2;
                 },
                 &[Category::Dependencies],
                 "2 external dependencies: api.stripe.com, hooks.slack.com",

@@ -16,8 +16,9 @@ impl Criterion for Dependencies {
     }
 
     fn evaluate(&self, signals: &Signals, policy: &Policy) -> Option<Assessment> {
-        let found = &signals.analysis.as_ref()?.dependencies;
-        let count = u32::try_from(found.len()).unwrap_or(u32::MAX);
+        let analysis = signals.analysis.as_ref()?;
+        let found = &analysis.dependencies;
+        let count = analysis.dependency_count;
         let (auto, human) = (policy.auto.dependencies, policy.human.dependencies);
         let listed = list(found);
         let (demand, reason) = if count > human {

@@ -117,7 +117,7 @@ pub(super) fn upsert(
             framework,
             now,
             analysis.and_then(|a| a.complexity.as_ref()).map(|c| c.max),
-            analysis.map(|a| i64::try_from(a.dependencies.len()).unwrap_or(i64::MAX)),
+            analysis.map(|a| a.dependency_count),
         ],
         |row| row.get(0),
     )

@@ -1,0 +1,1149 @@
+//! Security-sensitive content: code that gains privilege, runs code it downloads, touches
+//! credential stores, handles keys and ciphers, implements authentication, or turns off
+//! certificate checks. Any of it puts a skill before a human (DESIGN.md "Deciding").
+//!
+//! The rules, over the code lines of [`super::scan`] (never prose), each a concern:
+//! - **privilege**: `sudo`, `doas`, `su`, `pkexec`; `chmod` with setuid/setgid bits (`u+s`,
+//!   `4755`) or world-writable modes (`777`, `o+w`, `a+rwx`); `chown root`; `setcap`, `visudo`,
+//!   `useradd`, `usermod`, `passwd`, `chpasswd`, `iptables`, `nft`, `ufw`, `modprobe`,
+//!   `insmod`, `sysctl -w`; `docker run --privileged`, `--cap-add`, a mounted `docker.sock`;
+//!   `os.setuid(`, `os.setgid(`.
+//! - **remote code**: downloaded code run as it arrives: `curl … | sh` (or `bash`, `python`,
+//!   `sudo bash`, `iex`; an interpreter given its own script or `-c`/`-m` reads data, not code),
+//!   `bash <(curl …)`, `eval "$(curl …)"`, `sh -c "$(wget …)"`, `exec(requests.get(…))`,
+//!   `exec(urlopen(…))`, `eval(… fetch(…))`, `iex (iwr …)`.
+//! - **credentials**: credential stores read or written: `~/.ssh`, `authorized_keys`, SSH private
+//!   keys (`id_rsa`, `id_ed25519`, …), `~/.aws/credentials`, `.netrc`, `.pypirc`,
+//!   `.docker/config.json`, `.kube/config`, `.gnupg`, `.git-credentials`, `/etc/shadow`,
+//!   `/etc/sudoers`; any write under `/etc` (redirection, `tee`, `cp`/`mv`/`install`/`ln` to it,
+//!   `sed -i`, `open("/etc/…", "w")`); logins that store a credential (`docker login`,
+//!   `gh auth login`, `npm login`, `aws configure`, `gcloud auth`, `az login`, `ssh-add`,
+//!   `git config credential.*`, the `keyring`/`keytar` libraries).
+//! - **crypto**: key generation and ciphers: `ssh-keygen`, `openssl genrsa|genpkey|req|x509|enc|…`,
+//!   `gpg --gen-key|--encrypt|--decrypt|--sign|--import|…`, `age`, `keytool`, `certbot`;
+//!   libraries (`cryptography`, `Crypto`, `nacl`, `OpenSSL`, `rsa`, `node-forge`, `crypto-js`,
+//!   `openpgp`, Go `crypto/aes|cipher|rsa|ecdsa|ed25519|hmac|tls|x509`, `golang.org/x/crypto`,
+//!   Python `hmac`) and Node's `createCipheriv`, `createSign`, `createHmac`, `generateKeyPair`,
+//!   `crypto.subtle`. Checksums are not crypto here: `hashlib.sha256`, `createHash`,
+//!   `crypto/sha256`, `sha256sum` are how files are compared.
+//! - **auth**: implementing authentication: OAuth flows (`client_secret`, `refresh_token`,
+//!   `grant_type`, `id_token`, `code_verifier`, `/oauth/` and `/oauth2/` paths), JWT (`jwt`,
+//!   `jose`, `jsonwebtoken`), sessions (`Set-Cookie`, `express-session`, `passport`), password
+//!   hashing (`bcrypt`, `passlib`, `argon2`, `pbkdf2_hmac`, `hashlib.scrypt`), password prompts
+//!   (`getpass`, `read -s`), `htpasswd`, `kinit`, OTP libraries.
+//! - **TLS verification off**: `curl -k`/`--insecure`, `wget --no-check-certificate`,
+//!   `verify=False`, `rejectUnauthorized: false`, `NODE_TLS_REJECT_UNAUTHORIZED=0`,
+//!   `InsecureSkipVerify: true`, `ssl._create_unverified_context`, `CERT_NONE`,
+//!   `check_hostname = False`, `StrictHostKeyChecking=no`, `http.sslVerify=false`,
+//!   `GIT_SSL_NO_VERIFY`, `--insecure-skip-tls-verify`.
+//!
+//! Using a credential is not implementing auth: a script that reads `$GITHUB_TOKEN` (or
+//! `os.environ["STRIPE_API_KEY"]`, `process.env.X_SECRET`, `${{ secrets.X }}`) and sends it to an
+//! API is recorded in [`Sensitive::credentials_used`] and shown as a note, but is not
+//! security-sensitive by itself: the endpoint it reaches is an external dependency (escalated),
+//! and a token written into the code is a hardcoded secret (the secrets signal). Flagging every
+//! API client would send most skills to a human and teach reviewers to ignore the flag.
+
+use std::collections::HashSet;
+use std::sync::LazyLock;
+
+use serde::{Deserialize, Serialize};
+
+use super::Sources;
+use super::scan::{self, CodeLine, Command, Evidence, Lang, Needles, code_lines};
+
+/// Why content is security-sensitive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Concern {
+    Privilege,
+    RemoteCode,
+    Credentials,
+    Crypto,
+    Auth,
+    TlsVerificationOff,
+}
+
+impl Concern {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Privilege => "privilege",
+            Self::RemoteCode => "remote code",
+            Self::Credentials => "credentials",
+            Self::Crypto => "crypto",
+            Self::Auth => "auth",
+            Self::TlsVerificationOff => "TLS verification off",
+        }
+    }
+}
+
+/// One security-sensitive use.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Flag {
+    pub concern: Concern,
+    #[serde(flatten)]
+    pub evidence: Evidence,
+}
+
+/// What is security-sensitive in a skill, and which credentials it uses.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sensitive {
+    /// In file and line order; one per (what, file).
+    pub found: Vec<Flag>,
+    /// Credentials read from the environment or CI secrets, one per name, first occurrence:
+    /// shown to reviewers, not security-sensitive by themselves.
+    pub credentials_used: Vec<Evidence>,
+}
+
+/// How many uses a reason shows before `and N more`.
+const SHOWN: usize = 5;
+
+impl Sensitive {
+    pub fn is_sensitive(&self) -> bool {
+        !self.found.is_empty()
+    }
+
+    /// `security-sensitive: privilege: sudo (install.sh:3); remote code: curl | sh (install.sh:4)`;
+    /// `None` when nothing is.
+    pub fn reason(&self) -> Option<String> {
+        if self.found.is_empty() {
+            return None;
+        }
+        let mut concerns: Vec<Concern> = self.found.iter().map(|f| f.concern).collect();
+        concerns.sort();
+        concerns.dedup();
+        let parts: Vec<String> = concerns
+            .iter()
+            .map(|concern| {
+                let items: Vec<Evidence> = self
+                    .found
+                    .iter()
+                    .filter(|f| f.concern == *concern)
+                    .map(|f| f.evidence.clone())
+                    .collect();
+                format!("{}: {}", concern.as_str(), scan::located(&items, SHOWN))
+            })
+            .collect();
+        Some(format!("security-sensitive: {}", parts.join("; ")))
+    }
+
+    /// `uses credentials: GITHUB_TOKEN (scripts/pr.sh:4)`; `None` when it uses none.
+    pub fn credentials_note(&self) -> Option<String> {
+        (!self.credentials_used.is_empty()).then(|| {
+            format!(
+                "uses credentials: {}",
+                scan::located(&self.credentials_used, SHOWN)
+            )
+        })
+    }
+}
+
+/// Find the security-sensitive content of a skill.
+pub fn analyze(sources: &Sources) -> Sensitive {
+    let mut found = Vec::new();
+    let mut seen = HashSet::new();
+    let mut credentials = Vec::new();
+    let mut credential_names = HashSet::new();
+    for source in &sources.files {
+        // One flag per (concern, what) in each file.
+        seen.clear();
+        for line in code_lines(source) {
+            let mut flag = |concern: Concern, what: String| {
+                let key = (concern, what);
+                if !seen.contains(&key) {
+                    found.push(Flag {
+                        concern,
+                        evidence: Evidence::new(key.1.clone(), &source.path, line.number),
+                    });
+                    seen.insert(key);
+                }
+            };
+            let compact = scan::compact(line.text);
+            let mut spawned = None;
+            let commands = scan::commands_of(&line, &mut spawned);
+            for command in &commands {
+                command_flags(command, &mut flag);
+            }
+            if let Some(what) = piped_to_interpreter(&commands) {
+                flag(Concern::RemoteCode, what);
+            }
+            text_flags(&line, &compact, &mut flag);
+            for name in credential_names_in(line.text, &compact) {
+                if credential_names.insert(name.clone()) {
+                    credentials.push(Evidence::new(name, &source.path, line.number));
+                }
+            }
+        }
+    }
+    found.sort_by(|a, b| {
+        (&a.evidence.file, a.evidence.line).cmp(&(&b.evidence.file, b.evidence.line))
+    });
+    credentials.sort_by(|a, b| (&a.file, a.line).cmp(&(&b.file, b.line)));
+    Sensitive {
+        found,
+        credentials_used: credentials,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands
+
+fn command_flags(c: &Command<'_>, flag: &mut impl FnMut(Concern, String)) {
+    let args: Vec<&str> = c.args.iter().map(|a| scan::unquote(a)).collect();
+    let options = || args.iter().filter(|a| a.starts_with('-'));
+    let operands = || args.iter().filter(|a| !a.starts_with('-'));
+    match c.name {
+        "sudo" | "doas" | "pkexec" => flag(Concern::Privilege, c.name.to_owned()),
+        "su" => flag(Concern::Privilege, "su".to_owned()),
+        "setcap" | "visudo" | "useradd" | "usermod" | "groupadd" | "passwd" | "chpasswd"
+        | "iptables" | "ip6tables" | "nft" | "ufw" | "modprobe" | "insmod" => {
+            flag(Concern::Privilege, c.name.to_owned());
+        }
+        "sysctl" if options().any(|o| *o == "-w") => {
+            flag(Concern::Privilege, "sysctl -w".to_owned());
+        }
+        "chmod" => {
+            if let Some(mode) = operands().next()
+                && let Some(what) = risky_mode(mode)
+            {
+                flag(Concern::Privilege, format!("{what} chmod {mode}"));
+            }
+        }
+        "chown"
+            if operands()
+                .next()
+                .is_some_and(|owner| owner.starts_with("root") || owner.starts_with("0:")) =>
+        {
+            flag(Concern::Privilege, "chown root".to_owned());
+        }
+        "docker" | "podman" => {
+            for arg in &args {
+                let what = if *arg == "--privileged" {
+                    "--privileged"
+                } else if arg.starts_with("--cap-add") {
+                    "--cap-add"
+                } else if arg.contains("docker.sock") {
+                    "-v docker.sock"
+                } else {
+                    continue;
+                };
+                flag(Concern::Privilege, format!("{} {what}", c.name));
+            }
+            if operands().next() == Some(&"login") {
+                flag(Concern::Credentials, format!("{} login", c.name));
+            }
+        }
+        "curl" => {
+            let insecure = args.iter().any(|a| {
+                *a == "--insecure"
+                    || (a.starts_with('-')
+                        && !a.starts_with("--")
+                        && a[1..].bytes().all(|b| b.is_ascii_alphabetic())
+                        && a.contains('k'))
+            });
+            if insecure {
+                flag(Concern::TlsVerificationOff, "curl -k".to_owned());
+            }
+        }
+        "wget" if args.contains(&"--no-check-certificate") => {
+            flag(
+                Concern::TlsVerificationOff,
+                "wget --no-check-certificate".to_owned(),
+            );
+        }
+        "ssh-keygen" | "age-keygen" | "keytool" | "certbot" | "cfssl" => {
+            flag(Concern::Crypto, c.name.to_owned());
+        }
+        "age" if options().any(|o| matches!(*o, "-e" | "-d" | "--encrypt" | "--decrypt")) => {
+            flag(Concern::Crypto, "age".to_owned());
+        }
+        "openssl" => {
+            if let Some(sub) = operands().next()
+                && OPENSSL_KEY_COMMANDS.contains(sub)
+            {
+                flag(Concern::Crypto, format!("openssl {sub}"));
+            } else if operands().next() == Some(&"dgst")
+                && options().any(|o| matches!(*o, "-sign" | "-verify" | "-hmac"))
+            {
+                flag(Concern::Crypto, "openssl dgst -sign".to_owned());
+            }
+        }
+        "gpg" | "gpg2" => {
+            if let Some(option) = options().find(|o| GPG_KEY_OPTIONS.contains(o)) {
+                flag(Concern::Crypto, format!("gpg {option}"));
+            }
+        }
+        "ssh-add" => flag(Concern::Credentials, "ssh-add".to_owned()),
+        "gh" | "npm" | "az" | "gcloud" | "aws" | "helm" | "pnpm" | "yarn" => {
+            let words: Vec<&&str> = operands().take(2).collect();
+            let login = match (c.name, words.as_slice()) {
+                ("gh", [first, second, ..]) if **first == "auth" && **second == "login" => true,
+                ("npm" | "pnpm" | "yarn", [first, ..]) => matches!(**first, "login" | "adduser"),
+                ("az", [first, ..]) => **first == "login",
+                ("gcloud", [first, ..]) => **first == "auth",
+                ("aws", [first, ..]) => **first == "configure",
+                ("helm", [first, second, ..]) => **first == "registry" && **second == "login",
+                _ => false,
+            };
+            if login {
+                let what: Vec<&str> = std::iter::once(c.name)
+                    .chain(words.iter().map(|w| **w))
+                    .collect();
+                flag(Concern::Credentials, what.join(" "));
+            }
+        }
+        "git" => {
+            let config = operands().next() == Some(&"config");
+            if config && operands().any(|a| a.starts_with("credential")) {
+                flag(Concern::Credentials, "git config credential".to_owned());
+            }
+        }
+        "read" if options().any(|o| !o.starts_with("--") && o.contains('s')) => {
+            flag(Concern::Auth, "password prompt read -s".to_owned());
+        }
+        "htpasswd" | "kinit" => flag(Concern::Auth, c.name.to_owned()),
+        _ => {}
+    }
+    // Writes under /etc by the commands that write files.
+    let targets: Vec<&str> = match c.name {
+        "tee" | "truncate" | "touch" | "mkdir" | "rm" => operands().copied().collect(),
+        "sed" if options().any(|o| o.starts_with("-i")) => operands().copied().collect(),
+        "cp" | "mv" | "install" | "ln" | "rsync" => {
+            operands().next_back().copied().into_iter().collect()
+        }
+        "dd" => args.iter().filter_map(|a| a.strip_prefix("of=")).collect(),
+        _ => Vec::new(),
+    };
+    for target in targets {
+        if target.starts_with("/etc/") || target == "/etc" {
+            flag(Concern::Credentials, format!("writes {target}"));
+        }
+    }
+}
+
+/// `openssl` subcommands that make or use keys and certificates, or encrypt.
+const OPENSSL_KEY_COMMANDS: &[&str] = &[
+    "genrsa", "genpkey", "gendsa", "req", "x509", "rsa", "ec", "ecparam", "pkcs12", "pkcs8", "enc",
+    "rsautl", "pkeyutl", "smime", "cms", "ca", "pkey",
+];
+
+const GPG_KEY_OPTIONS: &[&str] = &[
+    "--gen-key",
+    "--generate-key",
+    "--full-generate-key",
+    "--full-gen-key",
+    "--quick-gen-key",
+    "--quick-generate-key",
+    "--encrypt",
+    "-e",
+    "--decrypt",
+    "-d",
+    "--sign",
+    "-s",
+    "--clearsign",
+    "--clear-sign",
+    "--detach-sign",
+    "-b",
+    "--symmetric",
+    "-c",
+    "--import",
+    "--export-secret-keys",
+];
+
+/// Why a `chmod` mode is risky: setuid/setgid, or writable by everyone.
+fn risky_mode(mode: &str) -> Option<&'static str> {
+    if mode.bytes().all(|b| b.is_ascii_digit()) && (3..=4).contains(&mode.len()) {
+        let digits: Vec<u8> = mode.bytes().map(|b| b - b'0').collect();
+        if digits.iter().any(|d| *d > 7) {
+            return None;
+        }
+        if digits.len() == 4 && digits[0] & 0b110 != 0 {
+            return Some("setuid/setgid");
+        }
+        if digits[digits.len() - 1] & 0b010 != 0 {
+            return Some("world-writable");
+        }
+        return None;
+    }
+    for clause in mode.split(',') {
+        let Some(op) = clause.find(['+', '=']) else {
+            continue;
+        };
+        let (who, perms) = (&clause[..op], &clause[op + 1..]);
+        if perms.contains('s') {
+            return Some("setuid/setgid");
+        }
+        if perms.contains('w') && (who.contains('o') || who.contains('a')) {
+            return Some("world-writable");
+        }
+    }
+    None
+}
+
+/// Programs that run the code they read on standard input.
+const INTERPRETERS: &[&str] = &[
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "ash",
+    "fish",
+    "python",
+    "python2",
+    "python3",
+    "node",
+    "perl",
+    "ruby",
+    "php",
+    "pwsh",
+    "powershell",
+    "iex",
+    "Invoke-Expression",
+];
+
+const FETCHERS: &[&str] = &[
+    "curl",
+    "wget",
+    "iwr",
+    "irm",
+    "Invoke-WebRequest",
+    "Invoke-RestMethod",
+];
+
+/// `curl … | sh`: a fetcher's output piped, maybe through `sudo`, into an interpreter that reads
+/// its program from standard input.
+fn piped_to_interpreter(commands: &[Command<'_>]) -> Option<String> {
+    let mut fetcher: Option<&str> = None;
+    let mut chain = false;
+    let mut after_wrapper = false;
+    for command in commands {
+        let name = command.name;
+        if command.piped {
+            chain = fetcher.is_some();
+        } else if !after_wrapper {
+            chain = false;
+        }
+        if chain && INTERPRETERS.contains(&name) && reads_program_from_stdin(&command.args) {
+            return Some(format!("{} | {name}", fetcher.unwrap_or("download")));
+        }
+        if FETCHERS.contains(&name) {
+            fetcher = Some(name);
+        }
+        after_wrapper = scan::is_wrapper(name);
+    }
+    None
+}
+
+/// An interpreter given no script (only options like `-s`, `-x`, `-`) runs its input; one given
+/// a script, `-c` or `-m` reads its input as data (`| python3 -m json.tool`).
+fn reads_program_from_stdin(args: &[&str]) -> bool {
+    for arg in args {
+        let arg = arg.trim_matches(['"', '\'']);
+        if arg == "--" {
+            return true;
+        }
+        if arg == "-" {
+            continue;
+        }
+        if !arg.starts_with('-') {
+            return false;
+        }
+        if matches!(arg, "-c" | "-m" | "-e" | "-lc" | "-ec" | "--command") {
+            return false;
+        }
+    }
+    true
+}
+
+// ---------------------------------------------------------------------------------------------
+// Patterns in the text
+
+/// Patterns on the compact line (lowercase, no whitespace) that run downloaded code.
+const REMOTE_CODE: &[(&str, &str, &str)] = &[
+    // (first, then, what): both on the line, `then` after `first`.
+    ("<(curl", "", "shell runs <(curl …)"),
+    ("<(wget", "", "shell runs <(wget …)"),
+    ("eval\"$(curl", "", "eval \"$(curl …)\""),
+    ("eval$(curl", "", "eval $(curl …)"),
+    ("eval`curl", "", "eval `curl …`"),
+    ("eval\"$(wget", "", "eval \"$(wget …)\""),
+    ("eval$(wget", "", "eval $(wget …)"),
+    ("-c\"$(curl", "", "sh -c \"$(curl …)\""),
+    ("-c\"$(wget", "", "sh -c \"$(wget …)\""),
+    ("exec(requests.get(", "", "exec(requests.get(…))"),
+    ("exec(httpx.get(", "", "exec(httpx.get(…))"),
+    ("exec(urlopen(", "", "exec(urlopen(…))"),
+    ("exec(urllib.request.urlopen(", "", "exec(urlopen(…))"),
+    ("eval(requests.get(", "", "eval(requests.get(…))"),
+    ("eval(", "fetch(", "eval(… fetch(…))"),
+    ("new function(", "fetch(", "new Function(… fetch(…))"),
+    ("iex(", "iwr", "iex (iwr …)"),
+    ("iex(", "invoke-webrequest", "iex (Invoke-WebRequest …)"),
+    ("iex(", "downloadstring(", "iex (DownloadString(…))"),
+    (
+        "invoke-expression(",
+        "downloadstring(",
+        "Invoke-Expression (DownloadString(…))",
+    ),
+    (
+        "invoke-expression(",
+        "invoke-webrequest",
+        "Invoke-Expression (Invoke-WebRequest …)",
+    ),
+];
+
+/// Credential stores: any reference (compact, lowercase) is credential handling.
+const CREDENTIAL_STORES: &[(&str, &str)] = &[
+    ("~/.ssh", "~/.ssh"),
+    ("$home/.ssh", "~/.ssh"),
+    ("${home}/.ssh", "~/.ssh"),
+    ("\".ssh\"", "~/.ssh"),
+    ("'.ssh'", "~/.ssh"),
+    ("authorized_keys", "authorized_keys"),
+    ("id_rsa", "SSH private key (id_rsa)"),
+    ("id_ed25519", "SSH private key (id_ed25519)"),
+    ("id_ecdsa", "SSH private key (id_ecdsa)"),
+    ("id_dsa", "SSH private key (id_dsa)"),
+    (".aws/credentials", "~/.aws/credentials"),
+    (".netrc", ".netrc"),
+    (".pypirc", ".pypirc"),
+    (".docker/config.json", "~/.docker/config.json"),
+    (".kube/config", "~/.kube/config"),
+    (".gnupg", "~/.gnupg"),
+    (".git-credentials", ".git-credentials"),
+    ("/etc/shadow", "/etc/shadow"),
+    ("/etc/gshadow", "/etc/gshadow"),
+    ("/etc/sudoers", "/etc/sudoers"),
+];
+
+/// Certificate and host-key checks turned off (compact, lowercase).
+const TLS_OFF: &[(&str, &str)] = &[
+    ("verify=false", "verify=False"),
+    ("rejectunauthorized:false", "rejectUnauthorized: false"),
+    (
+        "node_tls_reject_unauthorized=0",
+        "NODE_TLS_REJECT_UNAUTHORIZED=0",
+    ),
+    (
+        "node_tls_reject_unauthorized='0'",
+        "NODE_TLS_REJECT_UNAUTHORIZED=0",
+    ),
+    (
+        "node_tls_reject_unauthorized=\"0\"",
+        "NODE_TLS_REJECT_UNAUTHORIZED=0",
+    ),
+    (
+        "node_tls_reject_unauthorized:'0'",
+        "NODE_TLS_REJECT_UNAUTHORIZED=0",
+    ),
+    (
+        "node_tls_reject_unauthorized:\"0\"",
+        "NODE_TLS_REJECT_UNAUTHORIZED=0",
+    ),
+    ("insecureskipverify:true", "InsecureSkipVerify: true"),
+    (
+        "_create_unverified_context",
+        "ssl._create_unverified_context",
+    ),
+    ("cert_none", "ssl.CERT_NONE"),
+    ("check_hostname=false", "check_hostname = False"),
+    ("stricthostkeychecking=no", "StrictHostKeyChecking=no"),
+    ("sslverify=false", "http.sslVerify=false"),
+    ("verify_ssl=false", "verify_ssl = false"),
+    ("verify_ssl:false", "verify_ssl: false"),
+    ("ssl_verify=false", "ssl_verify = false"),
+    ("ssl_verify:false", "ssl_verify: false"),
+    ("insecure_skip_verify:true", "insecure_skip_verify: true"),
+    ("git_ssl_no_verify", "GIT_SSL_NO_VERIFY"),
+    ("insecure-skip-tls-verify", "--insecure-skip-tls-verify"),
+];
+
+/// OAuth and session words (whole words, any case) that mean the code implements auth:
+/// (lowercase, as shown).
+const AUTH_WORDS: &[(&str, &str)] = &[
+    ("client_secret", "client_secret"),
+    ("clientsecret", "clientSecret"),
+    ("refresh_token", "refresh_token"),
+    ("refreshtoken", "refreshToken"),
+    ("grant_type", "grant_type"),
+    ("id_token", "id_token"),
+    ("code_verifier", "code_verifier"),
+    ("code_challenge", "code_challenge"),
+    ("set-cookie", "Set-Cookie"),
+];
+
+/// The pattern tables, compiled once.
+struct Compiled {
+    remote_first: Needles,
+    remote_then: Needles,
+    stores: Needles,
+    tls_off: Needles,
+    auth_words: Needles,
+    node_crypto: Needles,
+    other: Needles,
+}
+
+/// Indexes into [`Compiled::other`].
+const OTHER: &[&str] = &[
+    "/oauth/",
+    "/oauth2/",
+    "os.setuid(",
+    "os.setgid(",
+    "pbkdf2_hmac(",
+    "hashlib.scrypt(",
+    ">/etc/",
+    "/etc/",
+    "env",
+];
+
+static COMPILED: LazyLock<Compiled> = LazyLock::new(|| Compiled {
+    remote_first: Needles::new(REMOTE_CODE.iter().map(|(first, _, _)| *first)),
+    remote_then: Needles::new(REMOTE_CODE.iter().map(|(_, then, _)| *then)),
+    stores: Needles::new(CREDENTIAL_STORES.iter().map(|(p, _)| *p)),
+    tls_off: Needles::new(TLS_OFF.iter().map(|(p, _)| *p)),
+    auth_words: Needles::new(AUTH_WORDS.iter().map(|(p, _)| *p)),
+    node_crypto: Needles::new(NODE_CRYPTO_CALLS.iter().copied()),
+    other: Needles::new(OTHER.iter().copied()),
+});
+
+fn other(compact: &str, pattern: &str) -> bool {
+    OTHER
+        .iter()
+        .position(|p| *p == pattern)
+        .is_some_and(|i| COMPILED.other.find(i, compact).is_some())
+}
+
+const PYTHON_SECURITY: &[(&str, Concern)] = &[
+    ("cryptography", Concern::Crypto),
+    ("Crypto", Concern::Crypto),
+    ("Cryptodome", Concern::Crypto),
+    ("nacl", Concern::Crypto),
+    ("OpenSSL", Concern::Crypto),
+    ("rsa", Concern::Crypto),
+    ("ecdsa", Concern::Crypto),
+    ("hmac", Concern::Crypto),
+    ("gnupg", Concern::Crypto),
+    ("jwt", Concern::Auth),
+    ("jose", Concern::Auth),
+    ("authlib", Concern::Auth),
+    ("oauthlib", Concern::Auth),
+    ("requests_oauthlib", Concern::Auth),
+    ("google_auth_oauthlib", Concern::Auth),
+    ("msal", Concern::Auth),
+    ("itsdangerous", Concern::Auth),
+    ("flask_login", Concern::Auth),
+    ("bcrypt", Concern::Auth),
+    ("passlib", Concern::Auth),
+    ("argon2", Concern::Auth),
+    ("pyotp", Concern::Auth),
+    ("getpass", Concern::Auth),
+    ("keyring", Concern::Credentials),
+];
+
+const JS_SECURITY: &[(&str, Concern)] = &[
+    ("node-forge", Concern::Crypto),
+    ("crypto-js", Concern::Crypto),
+    ("openpgp", Concern::Crypto),
+    ("tweetnacl", Concern::Crypto),
+    ("jsonwebtoken", Concern::Auth),
+    ("jose", Concern::Auth),
+    ("passport", Concern::Auth),
+    ("express-session", Concern::Auth),
+    ("cookie-session", Concern::Auth),
+    ("next-auth", Concern::Auth),
+    ("@auth/", Concern::Auth),
+    ("simple-oauth2", Concern::Auth),
+    ("openid-client", Concern::Auth),
+    ("bcrypt", Concern::Auth),
+    ("bcryptjs", Concern::Auth),
+    ("argon2", Concern::Auth),
+    ("otplib", Concern::Auth),
+    ("keytar", Concern::Credentials),
+];
+
+const GO_SECURITY: &[(&str, Concern)] = &[
+    ("crypto/aes", Concern::Crypto),
+    ("crypto/cipher", Concern::Crypto),
+    ("crypto/des", Concern::Crypto),
+    ("crypto/rsa", Concern::Crypto),
+    ("crypto/ecdsa", Concern::Crypto),
+    ("crypto/ecdh", Concern::Crypto),
+    ("crypto/ed25519", Concern::Crypto),
+    ("crypto/hmac", Concern::Crypto),
+    ("crypto/tls", Concern::Crypto),
+    ("crypto/x509", Concern::Crypto),
+    ("golang.org/x/crypto/", Concern::Crypto),
+    ("golang.org/x/oauth2", Concern::Auth),
+    ("github.com/golang-jwt/jwt/", Concern::Auth),
+];
+
+const RUBY_SECURITY: &[(&str, Concern)] = &[
+    ("openssl", Concern::Crypto),
+    ("rbnacl", Concern::Crypto),
+    ("jwt", Concern::Auth),
+    ("bcrypt", Concern::Auth),
+    ("omniauth", Concern::Auth),
+    ("devise", Concern::Auth),
+];
+
+const RUST_SECURITY: &[(&str, Concern)] = &[
+    ("ring", Concern::Crypto),
+    ("rsa", Concern::Crypto),
+    ("aes_gcm", Concern::Crypto),
+    ("ed25519_dalek", Concern::Crypto),
+    ("jsonwebtoken", Concern::Auth),
+    ("argon2", Concern::Auth),
+    ("bcrypt", Concern::Auth),
+];
+
+/// Node `crypto` calls that use keys or ciphers (not `createHash`, `randomUUID`).
+const NODE_CRYPTO_CALLS: &[&str] = &[
+    "createCipheriv(",
+    "createDecipheriv(",
+    "createSign(",
+    "createVerify(",
+    "createHmac(",
+    "generateKeyPair(",
+    "generateKeyPairSync(",
+    "publicEncrypt(",
+    "privateDecrypt(",
+    "createPrivateKey(",
+    "crypto.subtle",
+    "pbkdf2(",
+    "pbkdf2Sync(",
+];
+
+fn text_flags(line: &CodeLine<'_>, compact: &str, flag: &mut impl FnMut(Concern, String)) {
+    let compiled = &*COMPILED;
+    for (i, (_, then, what)) in REMOTE_CODE.iter().enumerate() {
+        if let Some(at) = compiled.remote_first.find(i, compact)
+            && (then.is_empty() || compiled.remote_then.find(i, &compact[at..]).is_some())
+        {
+            flag(Concern::RemoteCode, (*what).to_owned());
+        }
+    }
+    for (i, (_, what)) in CREDENTIAL_STORES.iter().enumerate() {
+        if compiled.stores.find(i, compact).is_some() {
+            flag(Concern::Credentials, (*what).to_owned());
+        }
+    }
+    if other(compact, "/etc/")
+        && let Some(target) = etc_write(line.text, compact)
+    {
+        flag(Concern::Credentials, format!("writes {target}"));
+    }
+    for (i, (pattern, what)) in TLS_OFF.iter().enumerate() {
+        let Some(at) = compiled.tls_off.find(i, compact) else {
+            continue;
+        };
+        // A whole word on the left: `should_verify=false` is some other flag.
+        let starts_word = compact[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_ascii_alphanumeric() || c == '_'))
+            || pattern.starts_with(|c: char| !c.is_ascii_alphanumeric());
+        if starts_word {
+            flag(Concern::TlsVerificationOff, (*what).to_owned());
+        }
+    }
+    if line.lang == Lang::Config {
+        return;
+    }
+    for (i, (_, word)) in AUTH_WORDS.iter().enumerate() {
+        if compiled.auth_words.find_word(i, compact).is_some() {
+            flag(Concern::Auth, (*word).to_owned());
+        }
+    }
+    if other(compact, "/oauth/") || other(compact, "/oauth2/") {
+        flag(Concern::Auth, "OAuth endpoint".to_owned());
+    }
+    if other(compact, "os.setuid(") || other(compact, "os.setgid(") {
+        flag(Concern::Privilege, "os.setuid".to_owned());
+    }
+    if other(compact, "pbkdf2_hmac(") {
+        flag(Concern::Auth, "pbkdf2_hmac password hashing".to_owned());
+    }
+    if other(compact, "hashlib.scrypt(") {
+        flag(Concern::Auth, "scrypt password hashing".to_owned());
+    }
+    if line.lang == Lang::JavaScript {
+        for (i, call) in NODE_CRYPTO_CALLS.iter().enumerate() {
+            if compiled.node_crypto.find(i, line.text).is_some() {
+                flag(Concern::Crypto, call.trim_end_matches('(').to_owned());
+            }
+        }
+    }
+    let table = match line.lang {
+        Lang::Python => PYTHON_SECURITY,
+        Lang::JavaScript => JS_SECURITY,
+        Lang::Go => GO_SECURITY,
+        Lang::Ruby => RUBY_SECURITY,
+        Lang::Rust => RUST_SECURITY,
+        _ => return,
+    };
+    let names: Vec<&'static str> = table.iter().map(|(name, _)| *name).collect();
+    for module in scan::imports(line) {
+        if let Some(library) = scan::library_of(&module, &names)
+            && let Some((_, concern)) = table
+                .iter()
+                .find(|(name, _)| name.trim_end_matches('/') == library)
+        {
+            flag(*concern, format!("{library} library"));
+        }
+    }
+}
+
+/// A write under `/etc` in the text: a redirection (`> /etc/x`), or a file opened for writing in
+/// Python (`open("/etc/x", "w")`) or Node (`writeFileSync("/etc/x"`).
+fn etc_write(text: &str, compact: &str) -> Option<String> {
+    let path_at = |at: usize| {
+        let rest = &text[at..];
+        let end = rest
+            .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ')' | ';' | ','))
+            .unwrap_or(rest.len());
+        rest[..end].to_owned()
+    };
+    if other(compact, ">/etc/") {
+        let at = text.match_indices('>').find_map(|(at, _)| {
+            let rest = &text[at + 1..];
+            let path = rest.trim_start();
+            path.starts_with("/etc/")
+                .then(|| at + 1 + (rest.len() - path.len()))
+        })?;
+        return Some(path_at(at));
+    }
+    let opened = compact.contains("open(\"/etc/") || compact.contains("open('/etc/");
+    let for_writing = ["\"w", "'w", "\"a", "'a", "\"x", "'x"]
+        .iter()
+        .any(|m| compact.contains(&format!(",{}", &m[..])));
+    let node = [
+        "writefilesync(",
+        "writefile(",
+        "appendfilesync(",
+        "appendfile(",
+    ]
+    .iter()
+    .any(|call| {
+        compact.contains(&format!("{call}\"/etc/")) || compact.contains(&format!("{call}'/etc/"))
+    });
+    if (opened && for_writing) || node {
+        let at = text.find("/etc/")?;
+        return Some(path_at(at));
+    }
+    None
+}
+
+/// Credential-like names a line reads from the environment or CI secrets: `$GITHUB_TOKEN`,
+/// `${API_KEY}`, `os.environ["X_SECRET"]`, `os.getenv("DB_PASSWORD")`, `process.env.NPM_TOKEN`,
+/// `ENV["X_TOKEN"]`, `${{ secrets.DEPLOY_KEY }}`.
+fn credential_names_in(text: &str, compact: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    if memchr::memchr(b'$', text.as_bytes()).is_none() && !other(compact, "env") {
+        return names;
+    }
+    let accessors = [
+        "${{secrets.",
+        "${{ secrets.",
+        "$",
+        "environ[",
+        "environ.get(",
+        "getenv(",
+        "Getenv(",
+        "process.env.",
+        "process.env[",
+        "ENV[",
+        "ENV.fetch(",
+        "env.",
+    ];
+    for accessor in accessors {
+        let mut from = 0;
+        while let Some(at) = text[from..].find(accessor) {
+            let start = from + at + accessor.len();
+            from = start;
+            let rest = text[start..].trim_start_matches(['{', '"', '\'', ' ']);
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            let name = &rest[..end];
+            if is_credential_name(name) && !names.iter().any(|n| n == name) {
+                names.push(name.to_owned());
+            }
+        }
+    }
+    names
+}
+
+/// An environment-style name (`UPPER_SNAKE`) with a part that names a credential: `TOKEN`,
+/// `SECRET`, `PASSWORD`, `CREDENTIALS`, `AUTH`, `PAT`, or `KEY` after `API`, `ACCESS`, `PRIVATE`,
+/// `SIGNING`, `DEPLOY`, `SSH`. `AUTHOR`, `HOME`, `PWD` are not.
+fn is_credential_name(name: &str) -> bool {
+    if name.len() < 3
+        || !name
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+    {
+        return false;
+    }
+    let parts: Vec<&str> = name.split('_').collect();
+    parts.iter().enumerate().any(|(i, part)| {
+        matches!(
+            *part,
+            "TOKEN"
+                | "TOKENS"
+                | "SECRET"
+                | "SECRETS"
+                | "PASSWORD"
+                | "PASSWD"
+                | "APIKEY"
+                | "CREDENTIAL"
+                | "CREDENTIALS"
+                | "CREDS"
+                | "AUTH"
+                | "PAT"
+        ) || (*part == "KEY"
+            && i > 0
+            && matches!(
+                parts[i - 1],
+                "API" | "ACCESS" | "PRIVATE" | "SIGNING" | "DEPLOY" | "SSH"
+            ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn analyze_texts(files: &[(&str, &str)]) -> Sensitive {
+        analyze(&Sources::from_texts(files))
+    }
+
+    /// (concern, what, file, line) of each flag.
+    fn flags(s: &Sensitive) -> Vec<(Concern, String, String, u32)> {
+        s.found
+            .iter()
+            .map(|f| {
+                (
+                    f.concern,
+                    f.evidence.what.clone(),
+                    f.evidence.file.clone(),
+                    f.evidence.line,
+                )
+            })
+            .collect()
+    }
+
+    fn flag(concern: Concern, what: &str, file: &str, line: u32) -> (Concern, String, String, u32) {
+        (concern, what.to_owned(), file.to_owned(), line)
+    }
+
+    #[test]
+    fn privilege_and_remote_code_in_an_install_script() {
+        let s = analyze_texts(&[(
+            "install.sh",
+            "#!/bin/bash\n# sudo is needed: curl https://x.io | sh\nsudo apt-get install -y jq\ncurl -fsSL https://get.tool.io | sudo -E bash\nchmod 777 /tmp/cache\nchmod 4755 bin/helper\nchmod +x run.sh\nchmod 755 run.sh\nbash <(curl -s https://x.io/i.sh)\neval \"$(wget -qO- https://x.io/env)\"\n",
+        )]);
+        assert_eq!(
+            flags(&s),
+            vec![
+                flag(Concern::Privilege, "sudo", "install.sh", 3),
+                flag(Concern::RemoteCode, "curl | bash", "install.sh", 4),
+                flag(
+                    Concern::Privilege,
+                    "world-writable chmod 777",
+                    "install.sh",
+                    5
+                ),
+                flag(
+                    Concern::Privilege,
+                    "setuid/setgid chmod 4755",
+                    "install.sh",
+                    6
+                ),
+                flag(Concern::RemoteCode, "shell runs <(curl …)", "install.sh", 9),
+                flag(Concern::RemoteCode, "eval \"$(wget …)\"", "install.sh", 10),
+            ]
+        );
+        assert_eq!(
+            s.reason().as_deref(),
+            Some(
+                "security-sensitive: privilege: sudo (install.sh:3), world-writable chmod 777 (install.sh:5), setuid/setgid chmod 4755 (install.sh:6); remote code: curl | bash (install.sh:4), shell runs <(curl …) (install.sh:9), eval \"$(wget …)\" (install.sh:10)"
+            )
+        );
+    }
+
+    #[test]
+    fn downloads_read_as_data_are_not_remote_code() {
+        let s = analyze_texts(&[(
+            "fetch.sh",
+            "curl -s https://api.github.com/repos/o/r | python3 -m json.tool\ncurl -s https://x.io/a.json | jq .name\nVERSION=$(curl -s https://x.io/version)\nwget -qO- https://x.io/s.py | python3 check.py\necho hi | bash\n",
+        )]);
+        assert_eq!(flags(&s), vec![]);
+        assert_eq!(s.reason(), None);
+    }
+
+    #[test]
+    fn using_a_token_from_the_environment_is_a_note_not_a_flag() {
+        let s = analyze_texts(&[
+            (
+                "scripts/pr.sh",
+                "curl -H \"Authorization: Bearer $GITHUB_TOKEN\" https://api.github.com/user\ngh pr list\n",
+            ),
+            (
+                "lib/pay.py",
+                "import os, requests\nkey = os.environ[\"STRIPE_API_KEY\"]\nhome = os.environ['HOME']\n",
+            ),
+            ("index.js", "const t = process.env.NPM_TOKEN;\n"),
+            (
+                ".github/workflows/ci.yml",
+                "env:\n  TOKEN: ${{ secrets.DEPLOY_TOKEN }}\n",
+            ),
+        ]);
+        assert!(!s.is_sensitive(), "{:?}", s.found);
+        let used: Vec<(&str, &str, u32)> = s
+            .credentials_used
+            .iter()
+            .map(|e| (e.what.as_str(), e.file.as_str(), e.line))
+            .collect();
+        assert_eq!(
+            used,
+            vec![
+                ("DEPLOY_TOKEN", ".github/workflows/ci.yml", 2),
+                ("NPM_TOKEN", "index.js", 1),
+                ("STRIPE_API_KEY", "lib/pay.py", 2),
+                ("GITHUB_TOKEN", "scripts/pr.sh", 1),
+            ]
+        );
+        assert_eq!(
+            s.credentials_note().as_deref(),
+            Some(
+                "uses credentials: DEPLOY_TOKEN (.github/workflows/ci.yml:2), NPM_TOKEN (index.js:1), STRIPE_API_KEY (lib/pay.py:2), GITHUB_TOKEN (scripts/pr.sh:1)"
+            )
+        );
+    }
+
+    #[test]
+    fn credential_stores_and_writes_to_etc() {
+        let s = analyze_texts(&[(
+            "setup.sh",
+            "cat /etc/os-release\nssh-keyscan github.com >> ~/.ssh/known_hosts\necho '127.0.0.1 x' | sudo tee -a /etc/hosts\necho x > /etc/motd\ncp app.conf /etc/app/app.conf\ncp /etc/app/app.conf backup/\ndocker login -u me ghcr.io\ngit config --global credential.helper store\n",
+        )]);
+        assert_eq!(
+            flags(&s),
+            vec![
+                flag(Concern::Credentials, "~/.ssh", "setup.sh", 2),
+                flag(Concern::Privilege, "sudo", "setup.sh", 3),
+                flag(Concern::Credentials, "writes /etc/hosts", "setup.sh", 3),
+                flag(Concern::Credentials, "writes /etc/motd", "setup.sh", 4),
+                flag(
+                    Concern::Credentials,
+                    "writes /etc/app/app.conf",
+                    "setup.sh",
+                    5
+                ),
+                flag(Concern::Credentials, "docker login", "setup.sh", 7),
+                flag(Concern::Credentials, "git config credential", "setup.sh", 8),
+            ]
+        );
+    }
+
+    #[test]
+    fn crypto_and_auth_libraries_but_not_checksums() {
+        let s = analyze_texts(&[
+            (
+                "sign.py",
+                "import hashlib\nfrom cryptography.hazmat.primitives import hashes\nimport jwt\nh = hashlib.sha256(b).hexdigest()\nkey = hashlib.pbkdf2_hmac('sha256', pw, salt, 100000)\n",
+            ),
+            (
+                "auth.js",
+                "const crypto = require('node:crypto');\nconst id = crypto.randomUUID();\nconst h = crypto.createHash('sha256');\nconst c = crypto.createCipheriv('aes-256-gcm', key, iv);\nbody.grant_type = 'refresh_token';\n",
+            ),
+            (
+                "keys.sh",
+                "ssh-keygen -t ed25519 -f key -N ''\nopenssl genrsa -out k.pem 2048\nopenssl version\nsha256sum file\ngpg --verify x.sig\n",
+            ),
+            (
+                "main.go",
+                "import (\n\t\"crypto/sha256\"\n\t\"crypto/tls\"\n)\n",
+            ),
+        ]);
+        assert_eq!(
+            flags(&s),
+            vec![
+                flag(Concern::Crypto, "createCipheriv", "auth.js", 4),
+                flag(Concern::Auth, "refresh_token", "auth.js", 5),
+                flag(Concern::Auth, "grant_type", "auth.js", 5),
+                flag(Concern::Crypto, "ssh-keygen", "keys.sh", 1),
+                flag(Concern::Crypto, "openssl genrsa", "keys.sh", 2),
+                flag(Concern::Crypto, "crypto/tls library", "main.go", 3),
+                flag(Concern::Crypto, "cryptography library", "sign.py", 2),
+                flag(Concern::Auth, "jwt library", "sign.py", 3),
+                flag(Concern::Auth, "pbkdf2_hmac password hashing", "sign.py", 5),
+            ]
+        );
+    }
+
+    #[test]
+    fn certificate_checks_turned_off() {
+        let s = analyze_texts(&[
+            (
+                "a.sh",
+                "curl -sSk https://h.io\ncurl -s -H 'k: v' https://h.io\nssh -o StrictHostKeyChecking=no h.io\n",
+            ),
+            (
+                "b.py",
+                "requests.get(u, verify = False)\nrequests.get(u, verify=True)\nshould_verify=False\n",
+            ),
+            (
+                "c.js",
+                "const agent = new https.Agent({ rejectUnauthorized: false });\n",
+            ),
+        ]);
+        assert_eq!(
+            flags(&s),
+            vec![
+                flag(Concern::TlsVerificationOff, "curl -k", "a.sh", 1),
+                flag(
+                    Concern::TlsVerificationOff,
+                    "StrictHostKeyChecking=no",
+                    "a.sh",
+                    3
+                ),
+                flag(Concern::TlsVerificationOff, "verify=False", "b.py", 1),
+                flag(
+                    Concern::TlsVerificationOff,
+                    "rejectUnauthorized: false",
+                    "c.js",
+                    1
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn prose_and_comments_are_not_flagged() {
+        let s = analyze_texts(&[
+            (
+                "SKILL.md",
+                "---\nname: x\ndescription: y\n---\nRun with sudo if needed; never curl | sh.\nHandle the OAuth refresh_token carefully.\n```bash\n# sudo make install\nmake install\n```\n",
+            ),
+            ("README.md", "```bash\nsudo rm -rf /\n```\n"),
+            (
+                "notes.py",
+                "# import cryptography\n\"\"\"Uses jwt somewhere.\"\"\"\n",
+            ),
+        ]);
+        assert_eq!(flags(&s), vec![]);
+    }
+
+    #[test]
+    fn the_release_notifier_fixture() {
+        let (sources, _) = scan::fixtures::skill("release-notifier");
+        let s = analyze(&sources);
+        assert_eq!(s.reason(), None, "{:?}", s.found);
+        assert_eq!(
+            s.credentials_note().as_deref(),
+            Some("uses credentials: GITHUB_TOKEN (scripts/notify.sh:5)")
+        );
+    }
+}

@@ -1,0 +1,70 @@
+//! `skillgate check` on a skill whose files reach the network, change infrastructure and
+//! write to a database: the signals measured from its files decide, with the evidence.
+
+mod common;
+
+use common::{Repo, run_json};
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+#[test]
+fn measured_signals_decide_with_their_evidence() {
+    let repo = Repo::plain();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/analysis/release-notifier");
+    copy_dir(
+        &fixture,
+        &repo.path().join(".claude/skills/release-notifier"),
+    );
+    let (code, doc) = run_json(&repo, &["check", "--all"]);
+    let skill = &doc["skills"][0];
+    assert_eq!(skill["decision"]["tier"], "human", "{skill}");
+    assert_eq!(code, 3);
+    let criteria = &skill["decision"]["criteria"];
+    assert_eq!(criteria["external_dependencies"]["actual"], 5);
+    assert_eq!(criteria["external_dependencies"]["passed"], false);
+    assert_eq!(criteria["infrastructure_change"]["passed"], false);
+    assert_eq!(criteria["database_write"]["passed"], false);
+    assert_eq!(criteria["hardcoded_secrets"]["passed"], true);
+    let analysis = &skill["signals"]["analysis"];
+    let hosts: Vec<&str> = analysis["dependencies"]
+        .as_array()
+        .expect("dependencies")
+        .iter()
+        .filter_map(|d| d.as_str())
+        .collect();
+    assert!(
+        hosts.starts_with(&["api.github.com", "hooks.slack.com", "legacy.acme.io"]),
+        "{hosts:?}"
+    );
+    assert!(
+        analysis["database_writes"][0].as_str().is_some_and(
+            |w| w.starts_with("INSERT INTO releases (.claude/skills/release-notifier/scripts/")
+        ),
+        "{analysis}"
+    );
+    let risk = skill["signals"]["risk"]["score"]
+        .as_f64()
+        .expect("a risk score");
+    assert!(risk > 0.30 && risk <= 1.0, "{risk}");
+    let reasons = skill["decision"]["reasons"].to_string();
+    assert!(
+        reasons.contains("5 external dependencies > 3: api.github.com"),
+        "{reasons}"
+    );
+    assert!(
+        reasons.contains("infrastructure change: Dockerfile"),
+        "{reasons}"
+    );
+}
