@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::secrets::redact_text;
+
 use crate::changes::ChangeKind;
 use crate::cli::FailOn;
 use crate::exit_codes;
@@ -194,8 +196,9 @@ impl TestResults {
                 .failures
                 .iter()
                 .map(|case| FailedTest {
-                    name: case.name.clone(),
-                    error: case.message.clone(),
+                    name: redact_text(&case.name),
+                    // A test may print a secret it was handed: never shown as it is.
+                    error: case.message.as_deref().map(redact_text),
                     duration_ms: case.duration_ms,
                     suite: case.suite.clone(),
                     file: case.file.clone(),
@@ -203,7 +206,7 @@ impl TestResults {
                     kind: case.kind,
                 })
                 .collect(),
-            flaky_tests: run.flaky.clone(),
+            flaky_tests: run.flaky.iter().map(|name| redact_text(name)).collect(),
             format: run.format.as_str().to_owned(),
         }
     }

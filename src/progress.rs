@@ -3,10 +3,11 @@
 //! with its output; in any other log, one line per suite. Always on stderr, never on stdout.
 
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
+use std::io::{BufRead, Read, Write};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use crate::analysis::secrets::redact_text;
 use crate::runner::{Finished, Job};
 
 /// How often the live display redraws.
@@ -264,25 +265,25 @@ fn write_group(out: &mut impl Write, group: &Group, token: &str) -> std::io::Res
     writeln!(out, "::group::{}", group.header)?;
     writeln!(out, "::stop-commands::{token}")?;
     for (stream, path) in [("stdout", &group.stdout), ("stderr", &group.stderr)] {
-        let Ok(mut file) = std::fs::File::open(path) else {
+        let Ok(file) = std::fs::File::open(path) else {
             continue;
         };
         if file.metadata().is_ok_and(|m| m.len() == 0) {
             continue;
         }
         writeln!(out, "--- {stream} ---")?;
-        let mut ends_with_newline = true;
-        let mut buf = vec![0u8; 64 * 1024];
+        // Line by line, each with the secrets in it redacted: a test may print a token it
+        // was handed, and the log is shown to people.
+        let mut input = std::io::BufReader::new(file);
+        let mut line = Vec::new();
         loop {
-            let n = file.read(&mut buf)?;
-            let Some(chunk) = buf.get(..n).filter(|c| !c.is_empty()) else {
+            line.clear();
+            if input.read_until(b'\n', &mut line)? == 0 {
                 break;
-            };
-            out.write_all(chunk)?;
-            ends_with_newline = chunk.ends_with(b"\n");
-        }
-        if !ends_with_newline {
-            writeln!(out)?;
+            }
+            let text = String::from_utf8_lossy(&line);
+            let text = text.strip_suffix('\n').unwrap_or(&text);
+            writeln!(out, "{}", redact_text(text))?;
         }
     }
     writeln!(out, "::{token}::")?;

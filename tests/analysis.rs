@@ -68,3 +68,63 @@ fn measured_signals_decide_with_their_evidence() {
         "{reasons}"
     );
 }
+
+#[test]
+fn a_hardcoded_secret_needs_correction_and_is_never_shown() {
+    let repo = Repo::plain();
+    // Built here, not committed: a token-shaped value with a random-looking body.
+    let body: String = (0..36u32)
+        .map(|i| {
+            let c = (i * 7919 + 13) % 62;
+            char::from_digit(c % 36, 36)
+                .map(|d| if c >= 36 { d.to_ascii_uppercase() } else { d })
+                .unwrap_or('x')
+        })
+        .collect();
+    let token = format!("ghp_{body}");
+    repo.write(
+        ".claude/skills/leaky/SKILL.md",
+        "---\nname: leaky\ndescription: Posts releases.\n---\nRun `scripts/post.sh`.\n",
+    );
+    repo.write(
+        ".claude/skills/leaky/scripts/post.sh",
+        &format!("#!/usr/bin/env bash\nGITHUB_TOKEN=\"{token}\"\necho posting\n"),
+    );
+    repo.write(
+        ".claude/skills/leaky/test.sh",
+        &format!("echo '1..1'; echo 'not ok 1 - posts with {token}'\n"),
+    );
+    let mut cmd = repo.skillgate(&["check", "--all", "--format", "json"]);
+    cmd.env_remove("GITHUB_ACTIONS");
+    let (code, stdout, stderr) = common::run(cmd);
+    assert_eq!(code, 4, "{stderr}");
+    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    let skill = &doc["skills"][0];
+    assert_eq!(skill["decision"]["decision"], "needs_correction");
+    let reasons = skill["decision"]["reasons"].to_string();
+    assert!(
+        reasons.contains(
+            "2 hardcoded secrets (remove and rotate): \
+             .claude/skills/leaky/scripts/post.sh:2 github-token ghp_…, \
+             .claude/skills/leaky/test.sh:1 github-token ghp_…"
+        ),
+        "{reasons}"
+    );
+    assert!(
+        !stdout.contains(&token),
+        "the token reached the results document"
+    );
+    assert!(!stderr.contains(&token), "the token reached the log");
+    let (_, text, _) = common::run(repo.skillgate(&["check", "--all"]));
+    assert!(!text.contains(&token), "the token reached the text report");
+    // Under GitHub Actions the suite's own output is shown in the log: redacted there too.
+    let mut actions = repo.skillgate(&["check", "--all", "--format", "markdown"]);
+    actions.env("GITHUB_ACTIONS", "true");
+    let (_, markdown, log) = common::run(actions);
+    assert!(log.contains("not ok 1 - posts with ghp_…"), "{log}");
+    assert!(!log.contains(&token), "the token reached the Actions log");
+    assert!(
+        !markdown.contains(&token),
+        "the token reached the Markdown report"
+    );
+}

@@ -1,8 +1,11 @@
 //! Every analysis of one skill, gathered into the [`Analysis`] signal the policy reads: each
 //! finding as `what (file:line)`, with paths relative to the repository.
 
-use super::{Sources, database, dependencies, generated, infrastructure, sensitive};
+use super::{
+    Sources, complexity, database, dependencies, generated, infrastructure, secrets, sensitive,
+};
 use crate::signals::Analysis;
+use crate::signals::ComplexitySignal;
 use crate::skill::SkillMeta;
 
 /// Measure the skill whose files are `sources`; `dir` is the skill directory relative to the
@@ -36,11 +39,25 @@ pub fn measure(sources: &Sources, meta: &SkillMeta, dir: &str) -> Analysis {
     }
     let sensitive = sensitive::analyze(sources);
     let generated = generated::analyze(sources, meta);
+    let measured = complexity::measure(sources);
+    let mut skipped = sources.skipped.clone();
+    skipped.extend(measured.skipped.iter().cloned());
     Analysis {
-        complexity: None,
+        // Not measured when the skill has no code in a language the gate parses.
+        complexity: (measured.function_count > 0).then(|| ComplexitySignal {
+            max: measured.max,
+            total: measured.total,
+            at: measured
+                .functions
+                .first()
+                .map(|f| format!("{} {}", at(&f.file, f.line), f.name)),
+        }),
         dependency_count: u32::try_from(deps.count()).unwrap_or(u32::MAX),
         dependencies: listed,
-        secrets: Vec::new(),
+        secrets: secrets::scan(sources)
+            .iter()
+            .map(|f| format!("{} {} {}", at(&f.file, f.line), f.rule, f.redacted))
+            .collect(),
         security_sensitive: sensitive
             .found
             .iter()
@@ -64,6 +81,6 @@ pub fn measure(sources: &Sources, meta: &SkillMeta, dir: &str) -> Analysis {
             .map(|e| format!("{} ({})", e.what, at(&e.file, e.line)))
             .collect(),
         generated: generated.reason(),
-        skipped: sources.skipped.clone(),
+        skipped,
     }
 }

@@ -3,6 +3,7 @@
 //! note, so hostile files (binaries, minified bundles, invalid UTF-8) cost bounded time and
 //! memory.
 
+pub mod complexity;
 pub mod database;
 pub mod dependencies;
 pub mod generated;
@@ -10,6 +11,7 @@ pub mod infrastructure;
 mod measure;
 pub mod risk;
 pub mod scan;
+pub mod secrets;
 pub mod sensitive;
 mod sources;
 

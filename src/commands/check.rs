@@ -532,7 +532,11 @@ fn assess(
         (Resolution::Found(suite), Some(last)) => {
             let done = &last.finished;
             let report = SuiteReport {
-                suite: Some(suite.clone()),
+                // A declared command can carry a token (`API_KEY=… pytest`).
+                suite: Some(Suite {
+                    command: crate::analysis::secrets::redact_text(&suite.command),
+                    ..suite.clone()
+                }),
                 outcome: done.describe(settings.timeout),
                 exit_code: done.exit_code,
                 timed_out: done.timed_out,

@@ -1,0 +1,372 @@
+//! Provider tokens known by their prefix: AWS access key ids, GitHub, GitLab, Slack, Stripe live
+//! keys, Google API keys, and Slack webhook URLs.
+
+use memchr::memmem;
+
+use super::entropy;
+use super::placeholder::is_placeholder;
+use super::scan::Hit;
+
+/// How long the body after the prefix may be.
+enum Len {
+    Exactly(&'static [usize]),
+    Between(usize, usize),
+}
+
+impl Len {
+    fn max(&self) -> usize {
+        match self {
+            Self::Exactly(lengths) => lengths.iter().copied().max().unwrap_or(0),
+            Self::Between(_, max) => *max,
+        }
+    }
+
+    fn allows(&self, len: usize) -> bool {
+        match self {
+            Self::Exactly(lengths) => lengths.contains(&len),
+            Self::Between(min, max) => (*min..=*max).contains(&len),
+        }
+    }
+}
+
+/// A token made of a fixed prefix and a body of known characters and length.
+struct Prefixed {
+    rule: &'static str,
+    prefixes: &'static [&'static str],
+    /// Characters the token is made of: the one before the prefix must not be one, so that a
+    /// prefix inside a longer word (`xAKIA…`, `my_ghp_…`) is not a token.
+    word: fn(u8) -> bool,
+    /// Characters of the body; the body is the longest run of them, so a longer run than the
+    /// rule allows is not a token.
+    body: fn(u8) -> bool,
+    len: Len,
+    /// Characters a body may not end with (a sentence's full stop after a GitLab token).
+    trim: &'static [u8],
+    /// Whether the body must contain a digit (Slack's numeric team and user ids).
+    digit: bool,
+}
+
+fn alnum(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+}
+fn alnum_underscore(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+fn alnum_dash(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'-'
+}
+fn alnum_underscore_dash(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+}
+fn alnum_underscore_dash_dot(b: u8) -> bool {
+    alnum_underscore_dash(b) || b == b'.'
+}
+fn upper_digit(b: u8) -> bool {
+    b.is_ascii_uppercase() || b.is_ascii_digit()
+}
+
+const PREFIXED: &[Prefixed] = &[
+    // Long-term (AKIA) and temporary (ASIA) access key ids; the other A*A ids name principals.
+    Prefixed {
+        rule: "aws-access-key-id",
+        prefixes: &["AKIA", "ASIA"],
+        word: alnum,
+        body: upper_digit,
+        len: Len::Exactly(&[16]),
+        trim: &[],
+        digit: false,
+    },
+    // Classic personal, OAuth, user-to-server and installation tokens: 30 random characters and
+    // a 6-character checksum.
+    Prefixed {
+        rule: "github-token",
+        prefixes: &["ghp_", "gho_", "ghu_", "ghs_"],
+        word: alnum_underscore,
+        body: alnum,
+        len: Len::Exactly(&[36]),
+        trim: &[],
+        digit: false,
+    },
+    // Refresh tokens: 36 characters, or 76 in the GitHub App guides.
+    Prefixed {
+        rule: "github-token",
+        prefixes: &["ghr_"],
+        word: alnum_underscore,
+        body: alnum,
+        len: Len::Exactly(&[36, 76]),
+        trim: &[],
+        digit: false,
+    },
+    // Fine-grained personal access tokens: 22 characters, `_`, 59 characters.
+    Prefixed {
+        rule: "github-fine-grained-pat",
+        prefixes: &["github_pat_"],
+        word: alnum_underscore,
+        body: alnum_underscore,
+        len: Len::Exactly(&[82]),
+        trim: &[],
+        digit: false,
+    },
+    // Personal, project and group access tokens (20 characters, or longer and dotted in the
+    // routable format), pipeline trigger, deploy, runner, feed, service account and CI build
+    // tokens, OAuth application secrets.
+    Prefixed {
+        rule: "gitlab-token",
+        prefixes: &[
+            "glpat-", "glptt-", "gldt-", "glrt-", "glft-", "glsoat-", "glcbt-", "gloas-",
+        ],
+        word: alnum_underscore_dash,
+        body: alnum_underscore_dash_dot,
+        len: Len::Between(20, 300),
+        trim: b".",
+        digit: false,
+    },
+    // Bot, user, app-level, refresh and legacy workspace tokens: numeric ids and a random tail.
+    Prefixed {
+        rule: "slack-token",
+        prefixes: &["xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-"],
+        word: alnum_underscore_dash,
+        body: alnum_dash,
+        len: Len::Between(20, 255),
+        trim: b"-",
+        digit: true,
+    },
+    // Live-mode secret and restricted keys. Test-mode keys (`sk_test_`) reach no money and no
+    // live data and Stripe's guides publish them; publishable keys (`pk_`) are public by design.
+    Prefixed {
+        rule: "stripe-live-key",
+        prefixes: &["sk_live_", "rk_live_"],
+        word: alnum_underscore,
+        body: alnum,
+        len: Len::Between(20, 255),
+        trim: &[],
+        digit: false,
+    },
+    Prefixed {
+        rule: "google-api-key",
+        prefixes: &["AIza"],
+        word: alnum_underscore_dash,
+        body: alnum_underscore_dash,
+        len: Len::Exactly(&[35]),
+        trim: &[],
+        digit: false,
+    },
+];
+
+/// Below this a body is too regular for a generated token (`AKIA0000000000000001`). A random
+/// body of these lengths has 3.5 to 5 bits per character.
+const MIN_BODY_BITS: f64 = 2.5;
+
+/// Every prefixed token and Slack webhook URL in `text`.
+pub fn find(text: &str, hits: &mut Vec<Hit>) {
+    let bytes = text.as_bytes();
+    for rule in PREFIXED {
+        for prefix in rule.prefixes {
+            for start in memmem::find_iter(bytes, prefix.as_bytes()) {
+                if let Some(end) = match_prefixed(bytes, rule, start, prefix.len()) {
+                    hits.push(Hit::new(rule.rule, start, end));
+                }
+            }
+        }
+    }
+    for anchor in memmem::find_iter(bytes, SLACK_HOOKS.as_bytes()) {
+        if let Some(hit) = match_slack_webhook(bytes, anchor) {
+            hits.push(hit);
+        }
+    }
+}
+
+/// The end of the token whose prefix starts at `start`.
+fn match_prefixed(bytes: &[u8], rule: &Prefixed, start: usize, prefix: usize) -> Option<usize> {
+    if start > 0 && (rule.word)(bytes[start - 1]) {
+        return None;
+    }
+    let body_start = start + prefix;
+    // One past the longest body, so that a longer run is seen to be too long.
+    let limit = bytes.len().min(body_start + rule.len.max() + 1);
+    let mut body_end = body_start
+        + bytes[body_start..limit]
+            .iter()
+            .take_while(|&&b| (rule.body)(b))
+            .count();
+    if body_end == limit && limit > body_start + rule.len.max() {
+        return None;
+    }
+    while body_end > body_start && rule.trim.contains(&bytes[body_end - 1]) {
+        body_end -= 1;
+    }
+    if !rule.len.allows(body_end - body_start) {
+        return None;
+    }
+    // The body is ASCII by construction.
+    let body = std::str::from_utf8(&bytes[body_start..body_end]).ok()?;
+    let digit_ok = !rule.digit || body.bytes().any(|b| b.is_ascii_digit());
+    let random = entropy::shannon(body) >= MIN_BODY_BITS;
+    (digit_ok && random && !is_placeholder(body)).then_some(body_end)
+}
+
+const SLACK_HOOKS: &str = "hooks.slack.com/";
+
+/// `https://hooks.slack.com/services/T…/B…/secret` (also `workflows/` and `triggers/`): the whole
+/// URL is the secret.
+fn match_slack_webhook(bytes: &[u8], anchor: usize) -> Option<Hit> {
+    let before = &bytes[..anchor];
+    let start = ["https://", "http://"]
+        .iter()
+        .find(|scheme| before.ends_with(scheme.as_bytes()))
+        .map_or(anchor, |scheme| anchor - scheme.len());
+    let after = &bytes[anchor + SLACK_HOOKS.len()..];
+    let kind = ["services/", "workflows/", "triggers/"]
+        .iter()
+        .find(|kind| after.starts_with(kind.as_bytes()))?;
+    let path_start = anchor + SLACK_HOOKS.len() + kind.len();
+    const MAX_PATH: usize = 256;
+    let limit = bytes.len().min(path_start + MAX_PATH + 1);
+    let mut end = path_start
+        + bytes[path_start..limit]
+            .iter()
+            .take_while(|&&b| alnum_underscore_dash(b) || b == b'/')
+            .count();
+    if end == limit && limit > path_start + MAX_PATH {
+        return None;
+    }
+    while end > path_start && bytes[end - 1] == b'/' {
+        end -= 1;
+    }
+    let path = std::str::from_utf8(&bytes[path_start..end]).ok()?;
+    let segments: Vec<&str> = path.split('/').collect();
+    let last = segments.last()?;
+    let shaped = segments.len() >= 3
+        && segments.iter().all(|s| !s.is_empty())
+        && last.len() >= 16
+        && last.bytes().all(alnum);
+    (shaped && !is_placeholder(last)).then(|| Hit::new("slack-webhook", start, end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{ALNUM, UPPER_DIGIT, fake};
+    use super::*;
+
+    fn found(text: &str) -> Vec<(&'static str, &str)> {
+        let mut hits = Vec::new();
+        find(text, &mut hits);
+        hits.iter()
+            .map(|h| (h.rule, &text[h.start..h.end]))
+            .collect()
+    }
+
+    #[test]
+    fn each_provider_prefix_is_found_with_its_exact_extent() {
+        let cases = [
+            (
+                "aws-access-key-id",
+                format!("AKIA{}", fake(UPPER_DIGIT, 16, 1)),
+            ),
+            (
+                "aws-access-key-id",
+                format!("ASIA{}", fake(UPPER_DIGIT, 16, 2)),
+            ),
+            ("github-token", format!("ghp_{}", fake(ALNUM, 36, 3))),
+            ("github-token", format!("gho_{}", fake(ALNUM, 36, 4))),
+            ("github-token", format!("ghu_{}", fake(ALNUM, 36, 5))),
+            ("github-token", format!("ghs_{}", fake(ALNUM, 36, 6))),
+            ("github-token", format!("ghr_{}", fake(ALNUM, 36, 7))),
+            ("github-token", format!("ghr_{}", fake(ALNUM, 76, 8))),
+            (
+                "github-fine-grained-pat",
+                format!("github_pat_{}_{}", fake(ALNUM, 22, 9), fake(ALNUM, 59, 10)),
+            ),
+            ("gitlab-token", format!("glpat-{}", fake(ALNUM, 20, 11))),
+            (
+                "gitlab-token",
+                format!("glpat-{}.01.{}", fake(ALNUM, 27, 12), fake(ALNUM, 9, 13)),
+            ),
+            (
+                "slack-token",
+                format!("xoxb-1234567890-1234567890123-{}", fake(ALNUM, 24, 14)),
+            ),
+            (
+                "stripe-live-key",
+                format!("sk_live_{}", fake(ALNUM, 24, 15)),
+            ),
+            (
+                "stripe-live-key",
+                format!("rk_live_{}", fake(ALNUM, 99, 16)),
+            ),
+            ("google-api-key", format!("AIza{}", fake(ALNUM, 35, 17))),
+            (
+                "slack-webhook",
+                format!(
+                    "https://hooks.slack.com/services/T{}/B{}/{}",
+                    fake(UPPER_DIGIT, 8, 18),
+                    fake(UPPER_DIGIT, 10, 19),
+                    fake(ALNUM, 24, 20)
+                ),
+            ),
+        ];
+        for (rule, token) in &cases {
+            for text in [
+                token.clone(),
+                format!("x = \"{token}\""),
+                format!("curl -H 'Authorization: {token}'."),
+            ] {
+                assert_eq!(found(&text), [(*rule, token.as_str())], "in {text:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_prefix_inside_a_word_or_a_body_of_the_wrong_length_is_not_a_token() {
+        let id = fake(UPPER_DIGIT, 16, 30);
+        let gh = fake(ALNUM, 36, 31);
+        for text in [
+            format!("xAKIA{id}"),
+            format!("AKIA{id}7"),
+            format!("AKIA{}", &id[..15]),
+            format!("my_ghp_{gh}"),
+            format!("ghp_{gh}x"),
+            format!("ghp_{}", &gh[..35]),
+            format!("glpat-{}", &gh[..19]),
+            format!(
+                "xoxb-{}",
+                fake(ALNUM, 30, 32).replace(char::is_numeric, "a")
+            ),
+            format!("AIza{}", &gh[..34]),
+            format!("sk_test_{gh}"),
+            format!("pk_live_{gh}"),
+            "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX".into(),
+            "https://hooks.slack.com/services/".into(),
+        ] {
+            assert_eq!(found(&text), [], "in {text:?}");
+        }
+    }
+
+    #[test]
+    fn placeholders_and_documented_examples_are_not_tokens() {
+        for text in [
+            "AKIAIOSFODNN7EXAMPLE",
+            "AKIAI44QH8DHBEXAMPLE",
+            "AKIAXXXXXXXXXXXXXXXX",
+            "AKIA0000000000000000",
+            "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "ghp_123456789012345678901234567890123456",
+            concat!("gho_", "16C7e42F292c6912E7710c838347Ae178B4a"),
+            "xoxb-not-a-real-token-this-will-not-work",
+            "xoxb-0000000000-0000000000000-xxxxxxxxxxxxxxxxxxxxxxxx",
+            "sk_live_YourStripeSecretKeyGoesHere00",
+            concat!("AI", "zaSyDOCAbC123dEf456GhI789jKl012-MnO"),
+        ] {
+            assert_eq!(found(text), [], "in {text:?}");
+        }
+    }
+
+    #[test]
+    fn a_gitlab_token_at_the_end_of_a_sentence_leaves_the_full_stop() {
+        let token = format!("glpat-{}", fake(ALNUM, 20, 40));
+        assert_eq!(
+            found(&format!("Use {token}.")),
+            [("gitlab-token", token.as_str())]
+        );
+    }
+}
