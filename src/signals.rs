@@ -36,6 +36,10 @@ pub struct Signals {
     /// The risk score, from the analysis, the coverage and the declared floor.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub risk: Option<crate::analysis::risk::RiskScore>,
+    /// What breaks for the skill's users beyond removal or renaming: `name` changed, a major
+    /// version bump.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub breaking: Vec<String>,
 }
 
 /// The signals measured from a skill's files, each with the evidence a reviewer needs

@@ -181,6 +181,31 @@ pub struct SkillMd {
 
 /// Read and lint a `SKILL.md`. `file` is its repository-relative path (for findings) and
 /// `dir_name` the name of the directory holding it (the spec wants `name` to equal it).
+/// What changed for a skill's users between `before` and `after`: its `name` (what agents load
+/// it by), or its major version (semver: a major bump announces a breaking change).
+pub fn breaking_changes(before: &SkillMeta, after: &SkillMeta) -> Vec<String> {
+    let mut found = Vec::new();
+    if let (Some(old), Some(new)) = (&before.name, &after.name)
+        && old != new
+    {
+        found.push(format!("`name` changed from {old} to {new}"));
+    }
+    if let (Some(old), Some(new)) = (&before.version, &after.version)
+        && let (Some(was), Some(is)) = (major(old), major(new))
+        && is > was
+    {
+        found.push(format!("major version {old} → {new}"));
+    }
+    found
+}
+
+/// The major number of a version like `1.4.0` or `v2`.
+fn major(version: &str) -> Option<u64> {
+    let version = version.trim();
+    let version = version.strip_prefix(['v', 'V']).unwrap_or(version);
+    version.split(['.', '-', '+']).next()?.parse().ok()
+}
+
 pub fn read_meta(text: &str, file: &str, dir_name: &str) -> (SkillMeta, Vec<Finding>) {
     let md = read_skill_md(text, file, dir_name, false);
     (md.meta, md.findings)
@@ -628,6 +653,33 @@ pub fn hex(bytes: &[u8]) -> String {
             let _ = write!(s, "{b:02x}");
             s
         })
+}
+
+#[cfg(test)]
+mod breaking_tests {
+    use super::*;
+
+    fn meta(name: &str, version: &str) -> SkillMeta {
+        SkillMeta {
+            name: Some(name.to_owned()),
+            version: Some(version.to_owned()),
+            ..SkillMeta::default()
+        }
+    }
+
+    #[test]
+    fn a_new_name_or_a_major_version_breaks_users() {
+        assert!(breaking_changes(&meta("a", "1.2.0"), &meta("a", "1.3.0")).is_empty());
+        assert!(breaking_changes(&meta("a", "2.0.0"), &meta("a", "1.9.0")).is_empty());
+        assert_eq!(
+            breaking_changes(&meta("a", "1.2.0"), &meta("b", "v2.0.0-rc.1")),
+            [
+                "`name` changed from a to b",
+                "major version 1.2.0 → v2.0.0-rc.1"
+            ]
+        );
+        assert!(breaking_changes(&meta("a", "one"), &meta("a", "2.0")).is_empty());
+    }
 }
 
 #[cfg(test)]

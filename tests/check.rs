@@ -624,3 +624,30 @@ fn a_skill_md_that_is_not_utf8_is_a_finding_at_its_line() {
         "SKILL.md is not UTF-8: invalid byte at column 17"
     );
 }
+
+#[test]
+fn a_major_version_bump_or_a_new_name_is_a_breaking_change() {
+    let repo = Repo::git();
+    repo.skill(".claude/skills/alpha", "alpha", 3, 0);
+    let base = repo.commit("alpha 1.0.0");
+    let skill_md = repo.path().join(".claude/skills/alpha/SKILL.md");
+    let text = std::fs::read_to_string(&skill_md).expect("read");
+    repo.write(
+        ".claude/skills/alpha/SKILL.md",
+        &text.replace("version: \"1.0.0\"", "version: \"2.0.0\""),
+    );
+    let head = repo.commit("alpha 2.0.0");
+    let (_, doc) = run_json(&repo, &["check", "--base", &base, "--head", &head]);
+    let alpha = &doc["skills"][0];
+    assert_eq!(alpha["decision"]["tier"], "human", "{alpha}");
+    assert_eq!(
+        alpha["decision"]["criteria"]["breaking_change"]["actual"],
+        "major version 1.0.0 → 2.0.0"
+    );
+    assert!(
+        alpha["decision"]["reasons"]
+            .to_string()
+            .contains("breaking change: major version 1.0.0 → 2.0.0"),
+        "{alpha}"
+    );
+}

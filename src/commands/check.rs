@@ -74,6 +74,8 @@ struct Prepared {
     resolution: Resolution,
     /// What the skill's files show; `None` for a deleted skill.
     analysis: Option<Analysis>,
+    /// What breaks for the skill's users against the base: `name` changed, a major version.
+    breaking: Vec<String>,
 }
 
 /// `progress` hears of each suite as it starts and ends.
@@ -439,6 +441,7 @@ fn prepare(
             content_hash: None,
             resolution: Resolution::None,
             analysis: None,
+            breaking: Vec::new(),
         });
     }
     let dir = repo.join(&skill.dir);
@@ -463,6 +466,19 @@ fn prepare(
         .unwrap_or_else(|| skill.dir_name().to_owned());
     let sources = Sources::read(repo, &dir, &files);
     let analysis = analysis::measure(&sources, &meta, &skill.dir);
+    // The skill as it was at the base, for what its users see change.
+    let base_file = match &change.kind {
+        ChangeKind::Renamed { from } => Some(format!("{from}/{}", skill.skill_file)),
+        ChangeKind::Modified => Some(file.clone()),
+        _ => None,
+    };
+    let breaking = base_file
+        .and_then(|path| base.and_then(|b| b.read(&path)))
+        .map(|text| {
+            let (before, _) = skill::read_meta(&text, &file, skill.dir_name());
+            skill::breaking_changes(&before, &meta)
+        })
+        .unwrap_or_default();
     Ok(Prepared {
         change: change.clone(),
         name,
@@ -471,6 +487,7 @@ fn prepare(
         content_hash: Some(content_hash),
         resolution,
         analysis: Some(analysis),
+        breaking,
     })
 }
 
@@ -661,6 +678,7 @@ fn assess(
         flaky: run.as_ref().map(|r| r.flaky.clone()).unwrap_or_default(),
         analysis,
         risk,
+        breaking: p.breaking,
     };
     let decision = decide(&signals, &policy);
     SkillResult {

@@ -1,4 +1,5 @@
-//! Removing or renaming a skill breaks whoever loads it by name: a maintainer decides.
+//! Removing or renaming a skill breaks whoever loads it by name, and so does changing its
+//! `name` or its major version: a maintainer decides.
 
 use super::Policy;
 use super::criterion::{Assessment, Criterion, Demand};
@@ -25,6 +26,12 @@ impl Criterion for BreakingChange {
                 "skill renamed",
                 Demand::Human,
                 format!("breaking change: skill renamed from {from}"),
+            ),
+            _ if !signals.breaking.is_empty() => Assessment::new(
+                "none",
+                signals.breaking.join("; "),
+                Demand::Human,
+                format!("breaking change: {}", signals.breaking.join("; ")),
             ),
             _ => Assessment::new(
                 "none",

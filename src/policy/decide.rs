@@ -169,6 +169,7 @@ mod tests {
                 ..Analysis::default()
             }),
             risk: None,
+            breaking: Vec::new(),
         }
     }
 
@@ -501,6 +502,12 @@ mod tests {
                     s.tests = None;
                     s.coverage = CoverageSignal::Unknown
                 },
+                Tier::Human,
+                Verdict::Escalated,
+            ),
+            (
+                "a major version bump is human",
+                |s| s.breaking = vec!["major version 1.2.0 → 2.0.0".into()],
                 Tier::Human,
                 Verdict::Escalated,
             ),

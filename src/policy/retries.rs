@@ -85,6 +85,7 @@ mod tests {
             flaky: flaky.iter().map(|s| (*s).to_owned()).collect(),
             analysis: None,
             risk: None,
+            breaking: Vec::new(),
         }
     }
 
