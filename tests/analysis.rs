@@ -63,6 +63,20 @@ fn measured_signals_decide_with_their_evidence() {
         reasons.contains("5 external dependencies > 3: api.github.com"),
         "{reasons}"
     );
+    // The audit trail keeps the seed's risk_assessment shape, with the score.
+    let conn = rusqlite::Connection::open(repo.db()).expect("db");
+    let (security, deps, score): (String, i64, f64) = conn
+        .query_row(
+            "SELECT json_extract(risk_assessment, '$.security'),
+                    json_extract(risk_assessment, '$.external_dependencies'),
+                    json_extract(risk_assessment, '$.score')
+             FROM approval_history",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .expect("a row");
+    assert_eq!((security.as_str(), deps), ("medium", 5));
+    assert!((score - risk).abs() < 1e-9);
     assert!(
         reasons.contains("infrastructure change: Dockerfile"),
         "{reasons}"

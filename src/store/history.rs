@@ -52,6 +52,44 @@ impl Store {
     }
 }
 
+/// The seed's `risk_assessment` (`{"security": "low", "complexity": "medium"}`), with the score
+/// and its parts. Complexity ≤ 5 is low, 6–15 medium, above high; security is high for a secret
+/// or security-sensitive code, medium for an infrastructure change or a database write.
+fn risk_assessment(skill: &SkillResult) -> Value {
+    let signals = &skill.signals;
+    let Some(analysis) = &signals.analysis else {
+        return signals.declared_risk.map_or(Value::Null, |r| {
+            json!({ "declared_risk": r }).to_string().into()
+        });
+    };
+    let security = if !analysis.secrets.is_empty() || !analysis.security_sensitive.is_empty() {
+        "high"
+    } else if !analysis.infrastructure.is_empty() || !analysis.database_writes.is_empty() {
+        "medium"
+    } else {
+        "low"
+    };
+    let complexity = match analysis.complexity.as_ref().map(|c| c.max) {
+        None => Value::Null,
+        Some(0..=5) => "low".into(),
+        Some(6..=15) => "medium".into(),
+        Some(_) => "high".into(),
+    };
+    let mut assessment = json!({
+        "security": security,
+        "complexity": complexity,
+        "external_dependencies": analysis.dependency_count,
+    });
+    if let Some(risk) = &signals.risk {
+        assessment["score"] = json!(risk.score);
+        assessment["parts"] = json!(risk.parts);
+    }
+    if let Some(declared) = signals.declared_risk {
+        assessment["declared_risk"] = json!(declared);
+    }
+    assessment.to_string().into()
+}
+
 /// The columns a gate-written row fills, hashed in this canonical form.
 fn row_values(
     run: &GateRun,
@@ -97,12 +135,7 @@ fn row_values(
     );
     put("decision", decision.decision.as_str().into());
     put("reasoning", reasoning.into());
-    put(
-        "risk_assessment",
-        skill.signals.declared_risk.map_or(Value::Null, |r| {
-            json!({ "declared_risk": r }).to_string().into()
-        }),
-    );
+    put("risk_assessment", risk_assessment(skill));
     put(
         "escalation_reason",
         if escalated {
