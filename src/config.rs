@@ -433,6 +433,40 @@ impl Config {
                 ));
             }
         }
+        let names: Vec<Option<&str>> = std::iter::once(None)
+            .chain(self.policy.categories.keys().map(|k| Some(k.as_str())))
+            .collect();
+        for name in names {
+            let policy = self.policy.for_category(name);
+            let (auto, human) = (&policy.auto, &policy.human);
+            let table = name.map_or("policy".to_owned(), |n| format!("policy.categories.{n}"));
+            let loose = if auto.coverage < human.coverage {
+                Some(("coverage", "auto.coverage must be at least human.coverage"))
+            } else if auto.risk > human.risk {
+                Some(("risk", "auto.risk must be at most human.risk"))
+            } else if auto.complexity > human.complexity {
+                Some((
+                    "complexity",
+                    "auto.complexity must be at most human.complexity",
+                ))
+            } else if auto.dependencies > human.dependencies {
+                Some((
+                    "dependencies",
+                    "auto.dependencies must be at most human.dependencies",
+                ))
+            } else {
+                None
+            };
+            if let Some((key, rule)) = loose {
+                return Err(invalid(
+                    text,
+                    path,
+                    &format!("{table}.auto"),
+                    key,
+                    format!("`{table}`: {rule}, or the escalate band is empty"),
+                ));
+            }
+        }
         if (self.policy.risk_weights.sum() - 1.0).abs() > 1e-6 {
             return Err(invalid(
                 text,
@@ -782,6 +816,24 @@ mod policy_tests {
         assert_eq!((backend.auto.risk, backend.human.dependencies), (0.30, 5));
         assert_eq!(backend.human.complexity, 15);
         assert_eq!(config.policy.for_category(Some("other")), base);
+    }
+
+    #[test]
+    fn auto_thresholds_are_never_looser_than_human_ones() {
+        let err = parse("[policy.auto]\nrisk = 0.7\n").expect_err("auto above human");
+        assert!(
+            err.to_string()
+                .contains("`policy`: auto.risk must be at most human.risk"),
+            "{err}"
+        );
+        let err = parse("[policy.categories.x]\nhuman = { complexity = 3 }\n")
+            .expect_err("category human below auto");
+        assert!(
+            err.to_string().contains(
+                "`policy.categories.x`: auto.complexity must be at most human.complexity"
+            ),
+            "{err}"
+        );
     }
 
     #[test]

@@ -244,6 +244,10 @@ pub fn lint_skill(
         findings.extend(references::check(body, body_line, &file, &dir));
     }
     findings.extend(scripts::check(repo, &dir, &skill.dir, files));
+    // A message can quote the skill (a name, a link): never a secret in it.
+    for finding in &mut findings {
+        finding.message = crate::analysis::secrets::redact_text(&finding.message);
+    }
     // By file, then where in it; a file's findings without a line first.
     findings.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
     Linted {

@@ -53,9 +53,9 @@ pub struct Analysis {
     /// `api.stripe.com`, `curl`, `requirements.txt (requests)`.
     #[serde(default)]
     pub dependencies: Vec<String>,
-    /// How many dependencies count: distinct hosts, manifests with runtime packages, declared
-    /// names not found otherwise, and one for a tool that reaches an unnamed endpoint (a tool
-    /// that reaches a named host is how it is reached, not a second dependency).
+    /// How many dependencies count: the length of `dependencies`, which lists distinct hosts,
+    /// the network tools only when no host is named (a tool that reaches a named host is how it
+    /// is reached, not a second dependency), manifests with runtime packages, and declared names.
     #[serde(default)]
     pub dependency_count: u32,
     /// Hardcoded secrets, redacted: `scripts/deploy.sh:4 github-token ghp_…`.
@@ -76,6 +76,30 @@ pub struct Analysis {
     /// Files not analysed, and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<String>,
+}
+
+impl Analysis {
+    /// Every piece of evidence with the secrets in it redacted: evidence quotes the skill
+    /// (`allowed-tools grants Bash(curl -H "Authorization: Bearer …")`).
+    pub fn redacted(mut self) -> Self {
+        use crate::analysis::secrets::redact_text;
+        for list in [
+            &mut self.dependencies,
+            &mut self.security_sensitive,
+            &mut self.infrastructure,
+            &mut self.database_writes,
+            &mut self.skipped,
+        ] {
+            for item in list.iter_mut() {
+                *item = redact_text(item);
+            }
+        }
+        if let Some(complexity) = &mut self.complexity {
+            complexity.at = complexity.at.as_deref().map(redact_text);
+        }
+        self.generated = self.generated.as_deref().map(redact_text);
+        self
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -19,29 +19,41 @@ pub fn measure(sources: &Sources, meta: &SkillMeta, dir: &str) -> Analysis {
         }
     };
     let deps = dependencies::analyze(sources, meta);
-    let mut listed: Vec<String> = deps.endpoints.iter().map(|e| e.what.clone()).collect();
-    for tool in &deps.tools {
-        if !listed.contains(&tool.what) {
-            listed.push(tool.what.clone());
+    // What counts, and so what is listed: each host reached; the tools only when they reach no
+    // named host (a tool is how a host is reached, not a second dependency); manifests with
+    // runtime packages; declared names not found otherwise.
+    let mut listed: Vec<String> = Vec::new();
+    let mut add = |item: String| {
+        if !listed.contains(&item) {
+            listed.push(item);
         }
+    };
+    deps.endpoints.iter().for_each(|e| add(e.what.clone()));
+    if deps.endpoints.is_empty() {
+        deps.tools.iter().for_each(|t| add(t.what.clone()));
     }
-    for manifest in &deps.manifests {
-        listed.push(format!(
-            "{} ({})",
-            manifest.file,
-            manifest.packages.join(", ")
-        ));
-    }
-    for name in &deps.declared {
-        if !listed.contains(name) {
-            listed.push(name.clone());
-        }
-    }
+    deps.manifests
+        .iter()
+        .filter(|m| !m.packages.is_empty())
+        .for_each(|m| add(format!("{} ({})", m.file, m.packages.join(", "))));
+    deps.declared.iter().for_each(|d| add(d.clone()));
     let sensitive = sensitive::analyze(sources);
     let generated = generated::analyze(sources, meta);
     let measured = complexity::measure(sources);
     let mut skipped = sources.skipped.clone();
     skipped.extend(measured.skipped.iter().cloned());
+    // Code in a language no parser here reads: its complexity is unknown, and a reviewer
+    // should know that rather than see "simple".
+    for source in &sources.files {
+        let code = super::sources::is_code_path(&source.path) || source.shebang().is_some();
+        let parsed = complexity::Language::detect(source).is_some();
+        if code && !parsed && source.extension() != "sql" {
+            skipped.push(format!(
+                "{}: complexity not measured (no parser for this language)",
+                source.path
+            ));
+        }
+    }
     Analysis {
         // Not measured when the skill has no code in a language the gate parses.
         complexity: (measured.function_count > 0).then(|| ComplexitySignal {
@@ -52,7 +64,7 @@ pub fn measure(sources: &Sources, meta: &SkillMeta, dir: &str) -> Analysis {
                 .first()
                 .map(|f| format!("{} {}", at(&f.file, f.line), f.name)),
         }),
-        dependency_count: u32::try_from(deps.count()).unwrap_or(u32::MAX),
+        dependency_count: u32::try_from(listed.len()).unwrap_or(u32::MAX),
         dependencies: listed,
         secrets: secrets::scan(sources)
             .iter()
@@ -81,6 +93,17 @@ pub fn measure(sources: &Sources, meta: &SkillMeta, dir: &str) -> Analysis {
             .map(|e| format!("{} ({})", e.what, at(&e.file, e.line)))
             .collect(),
         generated: generated.reason(),
-        skipped,
+        // Each note is `path: why`, the path relative to the skill.
+        skipped: skipped
+            .into_iter()
+            .map(|note| {
+                if dir.is_empty() {
+                    note
+                } else {
+                    format!("{dir}/{note}")
+                }
+            })
+            .collect(),
     }
+    .redacted()
 }

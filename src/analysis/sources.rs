@@ -8,6 +8,21 @@ pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
 /// At most this much text of one skill is analysed; the files past it are noted.
 pub const MAX_TOTAL_BYTES: u64 = 16 * 1024 * 1024;
 
+/// Extensions of files an interpreter or a build runs.
+const CODE_EXTENSIONS: &[&str] = &[
+    "sh", "bash", "zsh", "ksh", "fish", "py", "js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx",
+    "rb", "pl", "php", "go", "rs", "lua", "ps1", "bat", "cmd", "java", "kt", "swift", "c", "cc",
+    "cpp", "h", "cs", "r", "sql",
+];
+
+/// Whether a path names code by its extension.
+pub fn is_code_path(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once('.').is_some_and(|(stem, ext)| {
+        !stem.is_empty() && CODE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str())
+    })
+}
+
 /// One text file of the skill.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {
@@ -72,7 +87,10 @@ impl Sources {
                     continue;
                 }
             };
-            if bytes.iter().take(8192).any(|b| *b == 0) {
+            // Binaries are not code, but a script stays a script whatever bytes it holds: an
+            // interpreter runs a file with a `#!` line or a code extension all the same.
+            let looks_like_code = bytes.starts_with(b"#!") || is_code_path(rel);
+            if !looks_like_code && bytes.iter().take(8192).any(|b| *b == 0) {
                 continue;
             }
             total += bytes.len() as u64;

@@ -459,11 +459,24 @@ fn prepare(
     {
         lint.push(Finding::error("path-escape", &file, None, reason.clone()));
     }
+    // A name that holds a secret is not a name to record or show.
+    let secret_name = meta
+        .name
+        .as_deref()
+        .is_some_and(|n| crate::analysis::secrets::redact_text(n) != n);
+    if secret_name {
+        lint.push(Finding::error(
+            "name-secret",
+            &file,
+            None,
+            "the `name` holds what looks like a secret: it is not recorded or shown",
+        ));
+    }
     let name = meta
         .name
         .clone()
-        .filter(|n| skill::name_problem(n).is_none())
-        .unwrap_or_else(|| skill.dir_name().to_owned());
+        .filter(|n| skill::name_problem(n).is_none() && !secret_name)
+        .unwrap_or_else(|| crate::analysis::secrets::redact_text(skill.dir_name()));
     let sources = Sources::read(repo, &dir, &files);
     let analysis = analysis::measure(&sources, &meta, &skill.dir);
     // The skill as it was at the base, for what its users see change.
@@ -477,6 +490,9 @@ fn prepare(
         .map(|text| {
             let (before, _) = skill::read_meta(&text, &file, skill.dir_name());
             skill::breaking_changes(&before, &meta)
+                .iter()
+                .map(|b| crate::analysis::secrets::redact_text(b))
+                .collect()
         })
         .unwrap_or_default();
     Ok(Prepared {

@@ -87,6 +87,8 @@ pub enum Category {
     Declared,
     /// Would need a maintainer, but the policy mode is `escalate` (the seed's rollout).
     Rollout,
+    /// Files the gate could not analyse: an expert looks at them.
+    Unanalysed,
 }
 
 impl Category {
@@ -101,6 +103,7 @@ impl Category {
             Self::Database => "database",
             Self::Declared => "declared",
             Self::Rollout => "rollout",
+            Self::Unanalysed => "unanalysed",
         }
     }
 }

@@ -45,13 +45,21 @@ pub struct Decision {
     pub escalation_categories: Vec<Category>,
 }
 
+/// The key of the criterion that reads a skill's declared `approval-level`.
+const DECLARED_LEVEL: &str = "approval_level";
+
 /// Judge one skill. Pure: the same signals and policy always give the same decision.
 pub fn decide(signals: &Signals, policy: &Policy) -> Decision {
     let mut criteria = BTreeMap::new();
     let mut demands = Vec::new();
+    // The skill's own `approval-level`: the rollout never softens what the author asked for.
+    let mut declared = Demand::Auto;
     for criterion in CRITERIA {
         if let Some(assessment) = criterion.evaluate(signals, policy) {
             criteria.insert(criterion.key().to_owned(), assessment.check);
+            if criterion.key() == DECLARED_LEVEL {
+                declared = assessment.demand;
+            }
             demands.push((
                 assessment.demand,
                 assessment.reason,
@@ -65,12 +73,13 @@ pub fn decide(signals: &Signals, policy: &Policy) -> Decision {
         .max()
         .unwrap_or(Demand::Auto);
     // The gradual rollout softens what the tables demand, never a correction.
-    let applied = match (policy.mode, heaviest) {
+    let softened = match (policy.mode, heaviest) {
         (_, Demand::Correction) | (Mode::Enforce, _) => heaviest,
         (Mode::Warn, _) => Demand::Auto,
         (Mode::Escalate, Demand::Human) => Demand::Escalate(Category::Rollout),
         (Mode::Escalate, demand) => demand,
     };
+    let applied = softened.max(declared);
     let (tier, decision) = match applied {
         Demand::Auto => (Tier::Auto, Verdict::Approved),
         Demand::Escalate(_) => (Tier::Escalate, Verdict::Escalated),
@@ -460,6 +469,12 @@ mod tests {
                 Verdict::Escalated,
             ),
             (
+                "a file not analysed escalates",
+                |s| analysis(s).skipped = vec!["bundle.min.js: 2000000 bytes".into()],
+                Tier::Escalate,
+                Verdict::Escalated,
+            ),
+            (
                 "a generated skill is decided like any other",
                 |s| analysis(s).generated = Some("phase4 pattern 487".into()),
                 Tier::Auto,
@@ -689,6 +704,11 @@ mod tests {
         }
         let enforced = decide(&human, &policy(Mode::Enforce));
         assert_eq!(enforced.tier, Tier::Human);
+        // What the author declared is never softened.
+        let mut declared = human.clone();
+        declared.declared_approval_level = Some(Tier::Human);
+        assert_eq!(decide(&declared, &policy(Mode::Warn)).tier, Tier::Human);
+        assert_eq!(decide(&declared, &policy(Mode::Escalate)).tier, Tier::Human);
     }
 
     #[test]
@@ -745,7 +765,8 @@ mod tests {
                 "no external dependencies",
                 "no security-sensitive code",
                 "no infrastructure change",
-                "no database write"
+                "no database write",
+                "every file analysed"
             ]
         );
     }

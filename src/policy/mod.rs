@@ -1,5 +1,6 @@
 //! The three tiers as pure code: each criterion in its own file, a registry, and `decide`.
 
+mod analysis_complete;
 mod approval_level;
 mod breaking_change;
 mod complexity;

@@ -2,9 +2,9 @@
 
 use super::Criterion;
 use super::{
-    approval_level, breaking_change, complexity, coverage, database_write, dependencies,
-    infrastructure, lint, pass_rate, retries, risk, secrets, security_sensitive, suite_exit,
-    test_suite,
+    analysis_complete, approval_level, breaking_change, complexity, coverage, database_write,
+    dependencies, infrastructure, lint, pass_rate, retries, risk, secrets, security_sensitive,
+    suite_exit, test_suite,
 };
 
 pub static CRITERIA: &[&dyn Criterion] = &[
@@ -22,5 +22,6 @@ pub static CRITERIA: &[&dyn Criterion] = &[
     &security_sensitive::SecuritySensitive,
     &infrastructure::Infrastructure,
     &database_write::DatabaseWrite,
+    &analysis_complete::AnalysisComplete,
     &approval_level::ApprovalLevel,
 ];

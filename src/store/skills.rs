@@ -77,10 +77,10 @@ pub(super) fn upsert(
             is_auto_generated = excluded.is_auto_generated,
             owner = COALESCE(excluded.owner, skills.owner),
             risk_score = COALESCE(excluded.risk_score, skills.risk_score),
-            cyclomatic_complexity = COALESCE(excluded.cyclomatic_complexity,
-                                             skills.cyclomatic_complexity),
-            external_dependencies = COALESCE(excluded.external_dependencies,
-                                             skills.external_dependencies),
+            cyclomatic_complexity = CASE WHEN ?26 THEN excluded.cyclomatic_complexity
+                                         ELSE skills.cyclomatic_complexity END,
+            external_dependencies = CASE WHEN ?26 THEN excluded.external_dependencies
+                                         ELSE skills.external_dependencies END,
             skill_dir = excluded.skill_dir,
             test_framework = COALESCE(excluded.test_framework, skills.test_framework),
             updated_at = excluded.updated_at
@@ -118,6 +118,8 @@ pub(super) fn upsert(
             now,
             analysis.and_then(|a| a.complexity.as_ref()).map(|c| c.max),
             analysis.map(|a| a.dependency_count),
+            // Analysed now: what it found replaces what was, none included.
+            analysis.is_some(),
         ],
         |row| row.get(0),
     )
