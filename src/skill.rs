@@ -182,7 +182,8 @@ pub struct SkillMd {
 /// Read and lint a `SKILL.md`. `file` is its repository-relative path (for findings) and
 /// `dir_name` the name of the directory holding it (the spec wants `name` to equal it).
 /// What changed for a skill's users between `before` and `after`: its `name` (what agents load
-/// it by), or its major version (semver: a major bump announces a breaking change).
+/// it by), or its major version (semver: a major bump announces a breaking change, and so does
+/// a minor bump below 1.0).
 pub fn breaking_changes(before: &SkillMeta, after: &SkillMeta) -> Vec<String> {
     let mut found = Vec::new();
     if let (Some(old), Some(new)) = (&before.name, &after.name)
@@ -191,7 +192,7 @@ pub fn breaking_changes(before: &SkillMeta, after: &SkillMeta) -> Vec<String> {
         found.push(format!("`name` changed from {old} to {new}"));
     }
     if let (Some(old), Some(new)) = (&before.version, &after.version)
-        && let (Some(was), Some(is)) = (major(old), major(new))
+        && let (Some(was), Some(is)) = (compatible(old), compatible(new))
         && is > was
     {
         found.push(format!("major version {old} → {new}"));
@@ -199,11 +200,18 @@ pub fn breaking_changes(before: &SkillMeta, after: &SkillMeta) -> Vec<String> {
     found
 }
 
-/// The major number of a version like `1.4.0` or `v2`.
-fn major(version: &str) -> Option<u64> {
+/// The part of a version that promises compatibility: the major number, or below 1.0 the minor
+/// (`1.4.0` → (1, 0), `0.3.2` → (0, 3), `v2` → (2, 0)).
+fn compatible(version: &str) -> Option<(u64, u64)> {
     let version = version.trim();
     let version = version.strip_prefix(['v', 'V']).unwrap_or(version);
-    version.split(['.', '-', '+']).next()?.parse().ok()
+    let mut numbers = version.split(['-', '+']).next()?.split('.');
+    let major: u64 = numbers.next()?.parse().ok()?;
+    if major > 0 {
+        return Some((major, 0));
+    }
+    let minor = numbers.next().map_or(Some(0), |m| m.parse().ok())?;
+    Some((0, minor))
 }
 
 pub fn read_meta(text: &str, file: &str, dir_name: &str) -> (SkillMeta, Vec<Finding>) {
@@ -679,6 +687,16 @@ mod breaking_tests {
             ]
         );
         assert!(breaking_changes(&meta("a", "one"), &meta("a", "2.0")).is_empty());
+        // Below 1.0 a minor bump is the breaking one.
+        assert_eq!(
+            breaking_changes(&meta("a", "0.3.2"), &meta("a", "0.4.0")),
+            ["major version 0.3.2 → 0.4.0"]
+        );
+        assert!(breaking_changes(&meta("a", "0.3.2"), &meta("a", "0.3.9")).is_empty());
+        assert_eq!(
+            breaking_changes(&meta("a", "0.9.1"), &meta("a", "1.0.0")).len(),
+            1
+        );
     }
 }
 

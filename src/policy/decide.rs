@@ -592,7 +592,7 @@ mod tests {
         assert!(
             decision
                 .reasons
-                .contains(&"risk 0.50 > 0.30 (declared; measured 0.01)".to_owned()),
+                .contains(&"risk 0.50 > 0.30 (declared; measured 0.006)".to_owned()),
             "{:?}",
             decision.reasons
         );
