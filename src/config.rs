@@ -140,7 +140,13 @@ impl PolicyConfig {
     /// The policy for a skill of `category`: its `[policy.categories.NAME]` over this one.
     pub fn for_category(&self, category: Option<&str>) -> PolicyConfig {
         let mut policy = self.clone();
-        let Some(over) = category.and_then(|c| self.categories.get(c)) else {
+        // Categories are compared without case: `Backend` is `backend`.
+        let Some(over) = category.and_then(|c| {
+            self.categories
+                .iter()
+                .find(|(name, _)| name.eq_ignore_ascii_case(c))
+                .map(|(_, over)| over)
+        }) else {
             return policy;
         };
         if let Some(rate) = over.required_test_pass_rate {
@@ -816,6 +822,7 @@ mod policy_tests {
         assert_eq!((backend.auto.risk, backend.human.dependencies), (0.30, 5));
         assert_eq!(backend.human.complexity, 15);
         assert_eq!(config.policy.for_category(Some("other")), base);
+        assert_eq!(config.policy.for_category(Some("Backend")), backend);
     }
 
     #[test]

@@ -653,11 +653,12 @@ fn assess(
     let policy = config.policy.for_category(p.meta.category.as_deref());
     let analysis = p.analysis;
     let risk = (p.change.kind != ChangeKind::Deleted).then(|| {
-        let critical = p
-            .meta
-            .category
-            .as_ref()
-            .is_some_and(|c| policy.critical_categories.contains(c));
+        let critical = p.meta.category.as_ref().is_some_and(|c| {
+            policy
+                .critical_categories
+                .iter()
+                .any(|k| k.eq_ignore_ascii_case(c))
+        });
         risk::score(
             &risk_inputs(
                 analysis.as_ref(),
