@@ -49,13 +49,11 @@ pub struct Analysis {
     /// The most complex function, when any code was analysed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub complexity: Option<ComplexitySignal>,
-    /// External endpoints, tools, manifests and declared dependencies, de-duplicated:
-    /// `api.stripe.com`, `curl`, `requirements.txt (requests)`.
+    /// What counts as an external dependency, one entry each (`Dependencies::counted`): hosts,
+    /// manifests, declared names, and the network tools together when they reach no named host.
     #[serde(default)]
     pub dependencies: Vec<String>,
-    /// How many dependencies count: the length of `dependencies`, which lists distinct hosts,
-    /// the network tools only when no host is named (a tool that reaches a named host is how it
-    /// is reached, not a second dependency), manifests with runtime packages, and declared names.
+    /// The length of `dependencies`.
     #[serde(default)]
     pub dependency_count: u32,
     /// Hardcoded secrets, redacted: `scripts/deploy.sh:4 github-token ghp_…`.

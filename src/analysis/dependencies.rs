@@ -71,11 +71,34 @@ pub struct Manifest {
 const SHOWN: usize = 5;
 
 impl Dependencies {
-    /// The number of integration points (see the module documentation).
+    /// The number of integration points (see the module documentation): the length of
+    /// [`Dependencies::counted`].
     pub fn count(&self) -> usize {
-        let unnamed =
-            usize::from(self.endpoints.is_empty() && !self.unaccounted_tools().is_empty());
-        self.endpoints.len() + self.manifests.len() + self.declared_not_found().len() + unnamed
+        self.counted().len()
+    }
+
+    /// What counts, one entry each: every host, every manifest, every declared name not found
+    /// otherwise, and the tools together when they reach no named host and nothing else
+    /// accounts for them (`curl, wget (endpoint not named)`).
+    pub fn counted(&self) -> Vec<String> {
+        let mut counted: Vec<String> = self.endpoints.iter().map(|e| e.what.clone()).collect();
+        counted.extend(self.manifests.iter().map(|m| {
+            if m.packages.is_empty() {
+                format!("{} (packages not read)", m.file)
+            } else {
+                format!("{} ({})", m.file, scan::list(&m.packages, 3))
+            }
+        }));
+        counted.extend(self.declared_not_found());
+        let unaccounted = self.unaccounted_tools();
+        if self.endpoints.is_empty() && !unaccounted.is_empty() {
+            let names: Vec<String> = unaccounted.iter().map(|t| t.what.clone()).collect();
+            counted.push(format!(
+                "{} (endpoint not named)",
+                scan::list(&names, SHOWN)
+            ));
+        }
+        counted
     }
 
     /// In a reviewer's words: `2 external endpoints: api.stripe.com, hooks.slack.com; tools: curl`.
@@ -123,11 +146,11 @@ impl Dependencies {
         Some(parts.join("; "))
     }
 
-    /// Every name already counted (hosts, packages) or shown (tools), normalised.
+    /// Every name already counted (hosts, packages), normalised. Not the tools: a declared tool
+    /// is what accounts for it (see [`Dependencies::unaccounted_tools`]), so it counts as declared.
     fn known_names(&self) -> HashSet<String> {
         self.endpoints
             .iter()
-            .chain(&self.tools)
             .map(|e| normalise(&e.what))
             .chain(
                 self.manifests
@@ -1114,6 +1137,24 @@ fn gemfile(text: &str) -> Read {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_declared_tool_counts_once_as_declared() {
+        let tool = |name: &str| Evidence::new(name, "run.sh", 2);
+        let deps = Dependencies {
+            endpoints: Vec::new(),
+            tools: vec![tool("curl")],
+            manifests: Vec::new(),
+            declared: vec!["curl".to_owned()],
+        };
+        assert_eq!(deps.counted(), ["curl"]);
+        assert_eq!(deps.count(), 1);
+        let undeclared = Dependencies {
+            declared: Vec::new(),
+            ..deps
+        };
+        assert_eq!(undeclared.counted(), ["curl (endpoint not named)"]);
+    }
 
     fn analyze_texts(files: &[(&str, &str)]) -> Dependencies {
         analyze(&Sources::from_texts(files), &SkillMeta::default())

@@ -19,24 +19,7 @@ pub fn measure(sources: &Sources, meta: &SkillMeta, dir: &str) -> Analysis {
         }
     };
     let deps = dependencies::analyze(sources, meta);
-    // What counts, and so what is listed: each host reached; the tools only when they reach no
-    // named host (a tool is how a host is reached, not a second dependency); manifests with
-    // runtime packages; declared names not found otherwise.
-    let mut listed: Vec<String> = Vec::new();
-    let mut add = |item: String| {
-        if !listed.contains(&item) {
-            listed.push(item);
-        }
-    };
-    deps.endpoints.iter().for_each(|e| add(e.what.clone()));
-    if deps.endpoints.is_empty() {
-        deps.tools.iter().for_each(|t| add(t.what.clone()));
-    }
-    deps.manifests
-        .iter()
-        .filter(|m| !m.packages.is_empty())
-        .for_each(|m| add(format!("{} ({})", m.file, m.packages.join(", "))));
-    deps.declared.iter().for_each(|d| add(d.clone()));
+    let listed = deps.counted();
     let sensitive = sensitive::analyze(sources);
     let generated = generated::analyze(sources, meta);
     let measured = complexity::measure(sources);

@@ -6,7 +6,7 @@
 
 use tree_sitter::Node;
 
-use super::walker::{Rules, Signature, line_of, text_of};
+use super::walker::{Rules, Signature, function_definition, text_of};
 
 pub(super) struct Bash;
 
@@ -16,14 +16,7 @@ impl Rules for Bash {
     }
 
     fn function(&self, node: Node<'_>, _: Option<Node<'_>>, src: &str) -> Option<Signature> {
-        if node.kind() != "function_definition" {
-            return None;
-        }
-        let name = node.child_by_field_name("name")?;
-        Some(Signature {
-            name: text_of(name, src).to_owned(),
-            line: line_of(name),
-        })
+        function_definition(node, src)
     }
 
     fn decisions(&self, node: Node<'_>, parent: Option<Node<'_>>, src: &str) -> u32 {

@@ -155,6 +155,18 @@ pub(super) fn line_of(node: Node<'_>) -> u32 {
         .saturating_add(1)
 }
 
+/// A `function_definition` node's signature, by its `name` field (bash and Python alike).
+pub(super) fn function_definition(node: Node<'_>, src: &str) -> Option<Signature> {
+    if node.kind() != "function_definition" {
+        return None;
+    }
+    let name = node.child_by_field_name("name")?;
+    Some(Signature {
+        name: text_of(name, src).to_owned(),
+        line: line_of(name),
+    })
+}
+
 /// The source text of a node.
 pub(super) fn text_of<'s>(node: Node<'_>, src: &'s str) -> &'s str {
     src.get(node.byte_range()).unwrap_or_default()
