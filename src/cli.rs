@@ -26,6 +26,66 @@ pub enum Command {
     /// Check skills against the Agent Skills spec (and the gate's own fields) without running
     /// anything: the lint `check` runs first. Exit 4 when a finding is an error.
     Lint(LintArgs),
+    /// Post and record finished runs: the second stage after matrix shards or a fork's
+    /// read-only job, from the results documents `check --out` wrote.
+    Publish(PublishArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PublishArgs {
+    /// Results documents (schema skillgate.results/1) of one pull request; several are merged
+    /// (matrix shards).
+    #[arg(long = "results", value_name = "FILE", num_args = 1.., required = true)]
+    pub results: Vec<PathBuf>,
+
+    /// The repository whose config (routing) applies.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub repo: PathBuf,
+
+    /// The config file [default: .skillgate.toml in the repository, if present].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// The audit database [default: .skillgate/skills.db in the repository].
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub github: GithubArgs,
+
+    /// How to print the merged verdict on stdout.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+
+    /// Which outcomes make the process fail (as for `check`).
+    #[arg(long, value_enum, default_value_t = FailOn::Never)]
+    pub fail_on: FailOn,
+}
+
+/// How the verdict reaches GitHub.
+#[derive(Debug, Args)]
+pub struct GithubArgs {
+    /// `github`: check run, sticky comment and reviewers; `none`: nothing written to GitHub;
+    /// `auto`: `github` in a GitHub Actions job with a token, else `none`. A pull request from a
+    /// fork is never written to by `check`.
+    #[arg(long, value_enum, default_value_t = PublishMode::Auto)]
+    pub publish: PublishMode,
+
+    /// The GitHub token [default: $GITHUB_TOKEN]. Prefer the environment: a command line is
+    /// visible to other processes.
+    #[arg(long, value_name = "TOKEN", value_parser = parse_token, hide_default_value = true)]
+    pub token: Option<crate::github::Token>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PublishMode {
+    Auto,
+    Github,
+    None,
+}
+
+fn parse_token(text: &str) -> Result<crate::github::Token, String> {
+    crate::github::Token::new(text).ok_or_else(|| "the token is empty".to_owned())
 }
 
 #[derive(Debug, Args)]
@@ -146,6 +206,9 @@ pub struct CheckArgs {
     /// How to print the verdict on stdout.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
+
+    #[command(flatten)]
+    pub github: GithubArgs,
 
     /// Suites run at once [default: config `runner.jobs`, else the number of cores].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]

@@ -19,6 +19,7 @@ pub struct Config {
     pub runner: RunnerConfig,
     pub policy: PolicyConfig,
     pub lint: LintConfig,
+    pub routing: crate::routing::Routing,
 }
 
 /// `[lint]`: how strictly `SKILL.md` files are read.
@@ -529,6 +530,9 @@ impl Config {
                     self.runner.retries
                 ),
             ));
+        }
+        if let Some((key, message)) = self.routing.problem() {
+            return Err(invalid(text, path, "routing", key, message));
         }
         if self.runner.jobs == Some(0) {
             return Err(invalid(

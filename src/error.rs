@@ -18,6 +18,9 @@ pub enum Error {
     #[error(transparent)]
     Runner(#[from] crate::runner::RunnerError),
 
+    #[error(transparent)]
+    Github(#[from] crate::github::GithubError),
+
     /// A report or coverage file is in a known format but broken (names the file and line).
     #[error(transparent)]
     Read(#[from] crate::results::ReadError),
@@ -58,6 +61,7 @@ impl Error {
         match self {
             Self::Config(_) | Self::Usage { .. } => exit_codes::USAGE,
             Self::Git(err) if err.is_usage() => exit_codes::USAGE,
+            Self::Github(crate::github::GithubError::Unavailable(_)) => exit_codes::USAGE,
             _ => exit_codes::ERROR,
         }
     }
@@ -69,6 +73,7 @@ impl Error {
             Self::Config(err) => err.help(),
             Self::Git(err) => err.help(),
             Self::Store(err) => err.help(),
+            Self::Github(err) => err.help(),
             _ => None,
         }
     }

@@ -48,6 +48,10 @@ pub struct RunInfo {
     /// `owner/name` in Actions, else the repository directory's name.
     pub repository: String,
     pub pull_request: Option<u64>,
+    /// The pull request's head commit, which the check run goes on (`head` is the commit
+    /// tested: in a `pull_request` job, the merge of head into base).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pull_request_head: Option<String>,
     pub base: Option<String>,
     /// The head commit; `None` for a directory without git.
     pub head: Option<String>,

@@ -104,6 +104,18 @@ impl Git {
         }
     }
 
+    /// Fetch one commit from `origin` (a shallow clone lacks the pull request's base).
+    pub fn fetch_commit(&self, sha: &str) -> Result<(), GitError> {
+        if !sha.bytes().all(|b| b.is_ascii_hexdigit()) || sha.is_empty() {
+            return Err(GitError::UnknownRevision {
+                rev: sha.to_owned(),
+                repo: self.repo.clone(),
+            });
+        }
+        self.run(&["fetch", "--no-tags", "--quiet", "--depth=1", "origin", sha])
+            .map(|_| ())
+    }
+
     /// The checked-out commit, or `None` in a repository with no commits yet.
     pub fn head(&self) -> Result<Option<String>, GitError> {
         match self.resolve("HEAD") {

@@ -20,6 +20,7 @@ fn main() -> ExitCode {
         }
         Command::Parse(args) => commands::parse::run(&args),
         Command::Lint(args) => commands::lint::run(&args),
+        Command::Publish(args) => commands::publish::run(&args),
     };
     match result {
         Ok(outcome) => {

@@ -3,12 +3,13 @@
 //! with its output; in any other log, one line per suite. Always on stderr, never on stdout.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, Read, Write};
+use std::io::{BufRead, Write};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::analysis::secrets::redact_text;
 use crate::runner::{Finished, Job};
+use crate::untrusted::printable;
 
 /// How often the live display redraws.
 pub const TICK: Duration = Duration::from_millis(100);
@@ -241,24 +242,6 @@ fn label(text: &str) -> String {
     printable(text, MAX_LABEL_CHARS)
 }
 
-/// Text from a skill made safe for a terminal or a log: control characters (a newline would
-/// start a workflow command, an escape a terminal sequence) and bidirectional overrides shown
-/// as `?`, cut to `max` characters.
-fn printable(text: &str, max: usize) -> String {
-    let mut out: String = text
-        .chars()
-        .map(|c| {
-            let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-            if c.is_control() || bidi { '?' } else { c }
-        })
-        .take(max)
-        .collect();
-    if text.chars().count() > max {
-        out.push('…');
-    }
-    out
-}
-
 /// One suite's output in a collapsible group. Workflow commands are off inside it: a suite
 /// printing `::endgroup::`, `::add-mask::` or `::set-output` cannot act on the gate's job.
 fn write_group(out: &mut impl Write, group: &Group, token: &str) -> std::io::Result<()> {
@@ -292,11 +275,7 @@ fn write_group(out: &mut impl Write, group: &Group, token: &str) -> std::io::Res
 
 /// A token a suite cannot guess, made after it ended; `None` without a source of randomness.
 fn token() -> Option<String> {
-    let mut bytes = [0u8; 16];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .ok()?;
-    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    crate::random::hex(16)
 }
 
 #[cfg(test)]

@@ -38,6 +38,24 @@ pub fn read_file(repo: &Path, path: &Path, max: u64) -> Result<Vec<u8>, String> 
     Ok(bytes)
 }
 
+/// Text from a skill made safe for a terminal or a log: control characters (a newline would
+/// start a workflow command, an escape a terminal sequence) and bidirectional overrides shown
+/// as `?`, cut to `max` characters.
+pub fn printable(text: &str, max: usize) -> String {
+    let mut out: String = text
+        .chars()
+        .map(|c| {
+            let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+            if c.is_control() || bidi { '?' } else { c }
+        })
+        .take(max)
+        .collect();
+    if text.chars().count() > max {
+        out.push('…');
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::read_file;

@@ -9,6 +9,7 @@ use crate::analysis::{self, Sources};
 use crate::attempt::{self, Attempt};
 use crate::changes::{ChangeKind, SkillChange, skill_changes};
 use crate::cli::{CheckArgs, OutputFormat};
+use crate::commands::publish;
 use crate::config::Config;
 use crate::discover::{Layout, SkillDir, Tree, skill_files};
 use crate::error::Error;
@@ -16,6 +17,7 @@ use crate::gate::{
     CoverageReport, GateRun, RunInfo, SCHEMA, SkillResult, SuiteReport, TestResults, Tool,
 };
 use crate::git::Git;
+use crate::github::{self, Session, Token};
 use crate::lint;
 use crate::policy::decide;
 use crate::progress::Progress;
@@ -86,12 +88,13 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
         check_out_path(out)?;
     }
     let config = Config::load(&repo, args.config.as_deref())?;
+    let session = Session::from_env(args.github.token.as_ref().map(Token::expose))?;
     let layout = Layout::new(&config.skills);
     let tree = layout
         .find_skills(&repo)
         .map_err(|err| Error::io("search for skills in", &repo, err))?;
-    let scope = select(args, &repo, &layout, &tree)?;
     let mut warnings: Vec<String> = Vec::new();
+    let scope = select(args, &repo, &layout, &tree, &session, &mut warnings)?;
     if scope.dirty {
         warnings.push(
             "the working tree has uncommitted changes: they are tested as they are".to_owned(),
@@ -197,7 +200,7 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
     let run = GateRun {
         schema: SCHEMA.to_owned(),
         tool: Tool::default(),
-        run: run_info(&repo, &scope, args.all, started_at, finished_at),
+        run: run_info(&repo, &scope, &session, args.all, started_at, finished_at),
         summary: GateRun::summarize(&skills),
         findings: tree.findings,
         skills,
@@ -206,6 +209,13 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
     if let Some(out) = &args.out {
         write_atomically(out, render::json(&run).as_bytes())?;
     }
+    warnings.extend(publish::deliver(
+        &run,
+        &config,
+        args.github.publish,
+        &session,
+        publish::Stage::Check,
+    )?);
     let stdout = match args.format {
         OutputFormat::Text => render::text(&run),
         OutputFormat::Markdown => render::markdown(&run),
@@ -257,7 +267,14 @@ pub(crate) fn open_repo(path: &Path) -> Result<PathBuf, Error> {
 }
 
 /// Which skills to gate: all of them, or those changed between base and head; then `--skill`.
-fn select(args: &CheckArgs, repo: &Path, layout: &Layout<'_>, tree: &Tree) -> Result<Scope, Error> {
+fn select(
+    args: &CheckArgs,
+    repo: &Path,
+    layout: &Layout<'_>,
+    tree: &Tree,
+    session: &Session,
+    warnings: &mut Vec<String>,
+) -> Result<Scope, Error> {
     let mut scope = if args.all {
         let git = Git::open(repo).ok();
         let head = git.as_ref().and_then(|g| g.head().ok().flatten());
@@ -280,7 +297,7 @@ fn select(args: &CheckArgs, repo: &Path, layout: &Layout<'_>, tree: &Tree) -> Re
             base_reader: None,
         }
     } else {
-        changed(args, repo, layout, tree)?
+        changed(args, repo, layout, tree, session, warnings)?
     };
     if !args.skills.is_empty() {
         let mut picked = Vec::new();
@@ -328,6 +345,8 @@ fn changed(
     repo: &Path,
     layout: &Layout<'_>,
     tree: &Tree,
+    session: &Session,
+    warnings: &mut Vec<String>,
 ) -> Result<Scope, Error> {
     let git = Git::open(repo)?;
     let Some(checked_out) = git.head()? else {
@@ -362,22 +381,56 @@ fn changed(
         }
         None => None,
     };
-    let base = match &args.base {
-        Some(rev) => git.resolve(rev)?,
-        None => git.default_base()?.ok_or_else(|| {
-            Error::usage(
-                "no base revision: there is no default branch to compare with",
-                Some("pass --base REV, or --all to gate every skill"),
-            )
-        })?,
-    };
     let dirty = git.is_dirty(repo)?;
-    let files: Vec<_> = git
-        .changes(&base, head.as_deref())?
+    // In a pull request job the base is the pull request's; with a shallow checkout it may not
+    // be here, and then the API says what changed.
+    let pull_base = match (&args.base, session.pull()) {
+        (None, Some(pull)) => Some(pull.base_sha.clone()),
+        _ => None,
+    };
+    let from_api = match &pull_base {
+        Some(base) if git.resolve(base).is_err() => {
+            changes_without_history(&git, base, session, warnings)?
+        }
+        _ => None,
+    };
+    let (base, files, base_files) = match (pull_base.clone(), from_api) {
+        (Some(base), Some(files)) => {
+            // The base's files: the checkout's, less what the pull request added, plus what it
+            // removed.
+            let mut base_files = git.files_at(&checked_out)?;
+            for change in &files {
+                match change {
+                    crate::git::FileChange::Added(p) => base_files.retain(|f| f != p),
+                    crate::git::FileChange::Deleted(p) => base_files.push(p.clone()),
+                    crate::git::FileChange::Renamed { from, to } => {
+                        base_files.retain(|f| f != to);
+                        base_files.push(from.clone());
+                    }
+                    crate::git::FileChange::Modified(_) => {}
+                }
+            }
+            (base, files, base_files)
+        }
+        _ => {
+            let base = match pull_base.as_ref().or(args.base.as_ref()) {
+                Some(rev) => git.resolve(rev)?,
+                None => git.default_base()?.ok_or_else(|| {
+                    Error::usage(
+                        "no base revision: there is no default branch to compare with",
+                        Some("pass --base REV, or --all to gate every skill"),
+                    )
+                })?,
+            };
+            let files = git.changes(&base, head.as_deref())?;
+            let base_files = git.files_at(&base)?;
+            (base, files, base_files)
+        }
+    };
+    let files: Vec<_> = files
         .into_iter()
         .filter_map(|change| relative_change(change, &prefix))
         .collect();
-    let base_files = git.files_at(&base)?;
     let base_skills = layout.skills_in_paths(base_files.iter().filter_map(|p| strip(p, &prefix)));
     let changes = skill_changes(&tree.skills, &base_skills, &files);
     Ok(Scope {
@@ -387,6 +440,40 @@ fn changed(
         dirty,
         base_reader: Some(BaseReader { git, base, prefix }),
     })
+}
+
+/// The pull request's files from the API, when the base commit was not fetched. Above GitHub's
+/// cap of 3,000 files the list is not whole: then the base commit is fetched with git, and
+/// `None` says to diff with git.
+fn changes_without_history(
+    git: &Git,
+    base: &str,
+    session: &Session,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Vec<crate::git::FileChange>>, Error> {
+    let (Some(pull), Some(repo)) = (session.pull(), session.repo.as_ref()) else {
+        return Err(crate::git::GitError::UnknownRevision {
+            rev: base.to_owned(),
+            repo: git.toplevel().to_path_buf(),
+        }
+        .into());
+    };
+    if session.token.is_some() {
+        let listed = session.with_client(async |client| {
+            Ok(github::session::pull_files(client, repo, pull).await?)
+        })?;
+        match listed {
+            Some(files) => return Ok(Some(files)),
+            None => warnings.push(format!(
+                "pull request #{} changes more than the {} files GitHub's API lists: fetching base {} with git instead",
+                pull.number,
+                github::session::PR_FILES_CAP,
+                short(base)
+            )),
+        }
+    }
+    git.fetch_commit(base)?;
+    Ok(None)
 }
 
 fn short(sha: &str) -> &str {
@@ -747,17 +834,22 @@ fn millis(duration: std::time::Duration) -> u64 {
 fn run_info(
     repo: &Path,
     scope: &Scope,
+    session: &Session,
     all: bool,
     started_at: String,
     finished_at: String,
 ) -> RunInfo {
     let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
     RunInfo {
-        repository: env("GITHUB_REPOSITORY").unwrap_or_else(|| {
-            repo.file_name()
-                .map_or_else(|| "local".to_owned(), |n| n.to_string_lossy().into_owned())
-        }),
-        pull_request: None,
+        repository: session.repo.as_ref().map_or_else(
+            || {
+                repo.file_name()
+                    .map_or_else(|| "local".to_owned(), |n| n.to_string_lossy().into_owned())
+            },
+            github::Repo::full,
+        ),
+        pull_request: session.pull().map(|p| p.number),
+        pull_request_head: session.pull().map(|p| p.head_sha.clone()),
         base: scope.base.clone(),
         head: scope.head.clone(),
         dirty: scope.dirty,

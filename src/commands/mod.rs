@@ -3,3 +3,4 @@
 pub mod check;
 pub mod lint;
 pub mod parse;
+pub mod publish;

@@ -43,6 +43,10 @@ pub struct Decision {
     /// For the escalate tier: why, the first one picks the reviewers.
     #[serde(skip_serializing_if = "Vec::is_empty", default)]
     pub escalation_categories: Vec<Category>,
+    /// The tier `enforce` would have given, when the policy mode softened it (`warn` approves
+    /// with warnings, `escalate` sends a maintainer's review to an expert).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub softened_from: Option<Tier>,
 }
 
 /// The key of the criterion that reads a skill's declared `approval-level`.
@@ -122,12 +126,18 @@ pub fn decide(signals: &Signals, policy: &Policy) -> Decision {
         };
         reasons.insert(0, note);
     }
+    let softened_from = (applied != heaviest).then_some(match heaviest {
+        Demand::Auto => Tier::Auto,
+        Demand::Escalate(_) => Tier::Escalate,
+        Demand::Human | Demand::Correction => Tier::Human,
+    });
     Decision {
         tier,
         decision,
         reasons,
         criteria,
         escalation_categories,
+        softened_from,
     }
 }
 
@@ -694,6 +704,11 @@ mod tests {
         let softened = decide(&human, &policy(Mode::Escalate));
         assert_eq!(softened.tier, Tier::Escalate);
         assert_eq!(softened.escalation_categories[0], Category::Rollout);
+        assert_eq!(softened.softened_from, Some(Tier::Human));
+        assert_eq!(
+            decide(&escalated, &policy(Mode::Warn)).softened_from,
+            Some(Tier::Escalate)
+        );
         let kept = decide(&escalated, &policy(Mode::Escalate));
         assert_eq!(kept.escalation_categories, [Category::Complexity]);
         assert_eq!(kept.reasons[0], "complexity 9 > 5 (run.sh:3 main)");
@@ -704,6 +719,7 @@ mod tests {
         }
         let enforced = decide(&human, &policy(Mode::Enforce));
         assert_eq!(enforced.tier, Tier::Human);
+        assert_eq!(enforced.softened_from, None);
         // What the author declared is never softened.
         let mut declared = human.clone();
         declared.declared_approval_level = Some(Tier::Human);

@@ -23,6 +23,14 @@ pub fn coverage(skill: &SkillResult) -> String {
     }
 }
 
+/// `0.18`, or `—` when the skill was not analysed.
+pub fn risk(skill: &SkillResult) -> String {
+    match &skill.signals.risk {
+        Some(risk) => format!("{:.2}", risk.score),
+        None => "—".to_owned(),
+    }
+}
+
 /// `auto`, `escalate`, `human`, or `correction` for a skill that needs one.
 pub fn tier(skill: &SkillResult) -> &'static str {
     match skill.decision.decision {

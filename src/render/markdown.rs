@@ -8,28 +8,42 @@ use super::escape::markdown_text as esc;
 use crate::gate::GateRun;
 
 pub fn markdown(run: &GateRun) -> String {
+    let mut out = table(run);
+    out.push_str(&details(run));
+    out
+}
+
+/// The headline and one row per skill: tier, pass rate, coverage, risk and reasons.
+pub fn table(run: &GateRun) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "### skillgate: {}\n", cells::headline(run));
     if !run.skills.is_empty() {
         let _ = writeln!(
             out,
-            "| skill | change | tier | pass rate | coverage | reasons |"
+            "| skill | change | tier | pass rate | coverage | risk | reasons |"
         );
-        let _ = writeln!(out, "| --- | --- | --- | --- | --- | --- |");
+        let _ = writeln!(out, "| --- | --- | --- | --- | --- | --- | --- |");
         for skill in &run.skills {
             let reasons: Vec<String> = cells::reasons(skill).iter().map(|r| esc(r)).collect();
             let _ = writeln!(
                 out,
-                "| {} | {} | **{}** | {} | {} | {} |",
+                "| {} | {} | **{}** | {} | {} | {} | {} |",
                 esc(&skill.name),
                 skill.change.label(),
                 cells::tier(skill),
                 cells::pass_rate(skill),
                 cells::coverage(skill),
+                cells::risk(skill),
                 reasons.join("<br>")
             );
         }
     }
+    out
+}
+
+/// Failed tests (folded, one block per skill) and findings.
+pub fn details(run: &GateRun) -> String {
+    let mut out = String::new();
     for skill in &run.skills {
         let Some(tests) = &skill.tests else { continue };
         if tests.failed_tests.is_empty() {

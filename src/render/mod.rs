@@ -2,12 +2,16 @@
 
 mod cells;
 mod escape;
+mod github;
 mod json;
 mod lint;
 mod markdown;
 mod text;
 
 pub use escape::markdown_text;
+pub use github::{
+    Annotation, COMMENT_MARKER, CheckOutput, all_auto, annotations, check_output, comment,
+};
 pub use json::json;
 pub use lint::{lint_json, lint_text};
 pub use markdown::markdown;

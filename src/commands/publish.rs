@@ -1,0 +1,272 @@
+//! Delivering a verdict: to GitHub (check run, comment, reviewers), to the job summary and the
+//! step outputs. `check` delivers its own run; `skillgate publish` delivers finished runs read
+//! from results documents (matrix shards, or a fork's read-only job).
+
+use std::path::{Path, PathBuf};
+
+use crate::cli::{PublishArgs, PublishMode};
+use crate::config::Config;
+use crate::error::Error;
+use crate::gate::{GateRun, SCHEMA};
+use crate::github::publish::{self as gh, Target};
+use crate::github::session::get_pull;
+use crate::github::{GithubError, Session, Token, outputs};
+use crate::render;
+use crate::store::Store;
+
+use super::check::Outcome;
+
+/// Which command delivers: `check` never writes for a fork; `publish` runs where the token can.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    Check,
+    Publish,
+}
+
+/// Says why a fork's pull request got only a job summary.
+pub const FORK_NOTE: &str = "This pull request comes from a fork, so its token is read-only: skillgate wrote only the job summary. To post the check run and the comment, run `skillgate check --publish none --out results.json` here, upload results.json as an artifact, and run `skillgate publish --results results.json` from a `workflow_run` workflow (see the README).";
+
+/// Deliver `run`: to GitHub when `mode` (and the job) allow it, then the job summary and
+/// outputs. Returns warnings for the log.
+pub fn deliver(
+    run: &GateRun,
+    config: &Config,
+    mode: PublishMode,
+    session: &Session,
+    stage: Stage,
+) -> Result<Vec<String>, Error> {
+    let mut notes: Vec<String> = Vec::new();
+    let mut warnings: Vec<String> = Vec::new();
+    let wanted = match mode {
+        PublishMode::None => false,
+        PublishMode::Github => true,
+        PublishMode::Auto => session.in_actions && session.event.is_some(),
+    };
+    let mut write = wanted;
+    if write && stage == Stage::Check && session.pull().is_some_and(|p| p.is_fork()) {
+        write = false;
+        notes.push(FORK_NOTE.to_owned());
+    }
+    if write && session.repo.is_none() {
+        if mode == PublishMode::Github {
+            return Err(GithubError::Unavailable(
+                "--publish github: no repository (GITHUB_REPOSITORY is not set)".to_owned(),
+            )
+            .into());
+        }
+        write = false;
+    }
+    if write && session.token.is_none() {
+        if mode == PublishMode::Github {
+            return Err(GithubError::Unavailable(
+                "--publish github: no GitHub token (GITHUB_TOKEN is not set)".to_owned(),
+            )
+            .into());
+        }
+        warnings.push(
+            "not publishing to GitHub: GITHUB_TOKEN is not set (pass `env: GITHUB_TOKEN: ${{ github.token }}`)"
+                .to_owned(),
+        );
+        write = false;
+    }
+    if write {
+        let published = publish_to_github(run, config, session, stage, notes.clone())?;
+        notes = published;
+    }
+    if let Some(path) = &session.step_summary {
+        let mut text = render::markdown(run);
+        for note in &notes {
+            text.push_str(&format!("\n> {}\n", render::markdown_text(note)));
+        }
+        outputs::append_summary(path, &text).map_err(|err| Error::io("write", path, err))?;
+    }
+    if let Some(path) = &session.output {
+        outputs::write_outputs(path, run).map_err(|err| Error::io("write", path, err))?;
+    }
+    warnings.extend(notes);
+    Ok(warnings)
+}
+
+/// The GitHub half: find the pull request and the commit, then post. Returns the notes.
+fn publish_to_github(
+    run: &GateRun,
+    config: &Config,
+    session: &Session,
+    stage: Stage,
+    mut notes: Vec<String>,
+) -> Result<Vec<String>, Error> {
+    let Some(repo) = session.repo.as_ref() else {
+        return Ok(notes);
+    };
+    let published = session.with_client(async |client| {
+        // `check` trusts the event's payload; `publish` asks the API about the pull request the
+        // document names, since the document may come from a fork's job.
+        let pull = match (stage, run.run.pull_request) {
+            (Stage::Check, _) => session.pull().cloned(),
+            (Stage::Publish, Some(number)) => Some(get_pull(client, repo, number).await?),
+            (Stage::Publish, None) => None,
+        };
+        let head = match &pull {
+            Some(pull) => {
+                let tested = run.run.pull_request_head.as_deref();
+                if stage == Stage::Publish && tested.is_some_and(|t| t != pull.head_sha) {
+                    notes.push(format!(
+                        "pull request #{} has moved on to {}; these results are for {}",
+                        pull.number,
+                        short(&pull.head_sha),
+                        short(tested.unwrap_or_default())
+                    ));
+                }
+                tested.unwrap_or(&pull.head_sha).to_owned()
+            }
+            None => match run
+                .run
+                .head
+                .clone()
+                .or_else(|| session.event.as_ref()?.sha.clone())
+            {
+                Some(head) => head,
+                None => return Ok(None),
+            },
+        };
+        if stage == Stage::Publish && pull.as_ref().is_some_and(|p| p.is_fork()) {
+            notes.push(format!(
+                "results from a workflow run on a fork's code (pull request #{})",
+                pull.as_ref().map_or(0, |p| p.number)
+            ));
+        }
+        let target = Target {
+            repo,
+            pull: pull.as_ref(),
+            head_sha: &head,
+            details_url: session.details_url(),
+        };
+        Ok(Some(
+            gh::publish(client, &target, run, &config.routing, notes.clone()).await?,
+        ))
+    })?;
+    Ok(match published {
+        Some(published) => published.notes,
+        None => notes,
+    })
+}
+
+fn short(sha: &str) -> &str {
+    sha.get(..12).unwrap_or(sha)
+}
+
+/// `skillgate publish --results FILE…`.
+pub fn run(args: &PublishArgs) -> Result<Outcome, Error> {
+    let repo = super::check::open_repo(&args.repo)?;
+    let config = Config::load(&repo, args.config.as_deref())?;
+    let session = Session::from_env(args.github.token.as_ref().map(Token::expose))?;
+    let run = merge(&args.results)?;
+    let db_path = args
+        .db
+        .clone()
+        .unwrap_or_else(|| repo.join(".skillgate").join("skills.db"));
+    let mut store = Store::open(&db_path)?;
+    store.record(&run)?;
+    let warnings = deliver(&run, &config, args.github.publish, &session, Stage::Publish)?;
+    let stdout = match args.format {
+        crate::cli::OutputFormat::Text => render::text(&run),
+        crate::cli::OutputFormat::Markdown => render::markdown(&run),
+        crate::cli::OutputFormat::Json => render::json(&run),
+    };
+    Ok(Outcome {
+        stdout,
+        warnings,
+        exit_code: run.exit_code(args.fail_on),
+    })
+}
+
+/// Results documents are at most this big (a run of thousands of skills is a few MB).
+const MAX_DOCUMENT: u64 = 256 * 1024 * 1024;
+
+fn read_document(path: &Path) -> Result<GateRun, Error> {
+    let usage = |message: String| Error::usage(format!("{}: {message}", path.display()), None);
+    let meta = std::fs::metadata(path).map_err(|err| Error::io("read", path, err))?;
+    if meta.len() > MAX_DOCUMENT {
+        return Err(usage(format!("larger than {MAX_DOCUMENT} bytes")));
+    }
+    let text = std::fs::read(path).map_err(|err| Error::io("read", path, err))?;
+    let value: serde_json::Value = serde_json::from_slice(&text).map_err(|e| {
+        usage(format!(
+            "not JSON (line {}, column {}): {e}",
+            e.line(),
+            e.column()
+        ))
+    })?;
+    match value.get("schema").and_then(serde_json::Value::as_str) {
+        Some(SCHEMA) => {}
+        Some(other) => {
+            return Err(usage(format!(
+                "schema is `{other}`; this skillgate reads `{SCHEMA}`"
+            )));
+        }
+        None => return Err(usage(format!("no `schema` key: not a {SCHEMA} document"))),
+    }
+    serde_json::from_value(value).map_err(|e| usage(format!("not a valid {SCHEMA} document: {e}")))
+}
+
+/// One run from several documents of the same pull request and commit (matrix shards).
+pub fn merge(paths: &[PathBuf]) -> Result<GateRun, Error> {
+    let mut runs = paths.iter().map(|p| read_document(p).map(|run| (p, run)));
+    let Some(first) = runs.next() else {
+        return Err(Error::usage(
+            "publish needs at least one --results FILE",
+            None,
+        ));
+    };
+    let (first_path, mut merged) = first?;
+    for next in runs {
+        let (path, run) = next?;
+        let same =
+            |a: &dyn std::fmt::Debug, b: &dyn std::fmt::Debug| format!("{a:?}") == format!("{b:?}");
+        for (what, equal) in [
+            (
+                "repository",
+                same(&merged.run.repository, &run.run.repository),
+            ),
+            (
+                "pull request",
+                same(&merged.run.pull_request, &run.run.pull_request),
+            ),
+            ("head commit", same(&merged.run.head, &run.run.head)),
+        ] {
+            if !equal {
+                return Err(Error::usage(
+                    format!(
+                        "{} and {} are not from the same run: their {what} differs",
+                        first_path.display(),
+                        path.display()
+                    ),
+                    Some("publish the documents of one pull request and commit together"),
+                ));
+            }
+        }
+        for skill in run.skills {
+            if let Some(other) = merged.skills.iter().find(|s| s.dir == skill.dir) {
+                return Err(Error::usage(
+                    format!(
+                        "{}: skill {} is also in another document (shards overlap)",
+                        path.display(),
+                        other.dir
+                    ),
+                    None,
+                ));
+            }
+            merged.skills.push(skill);
+        }
+        merged.findings.extend(run.findings);
+        if run.run.started_at < merged.run.started_at {
+            merged.run.started_at = run.run.started_at;
+        }
+        if run.run.finished_at > merged.run.finished_at {
+            merged.run.finished_at = run.run.finished_at;
+        }
+    }
+    merged.skills.sort_by(|a, b| a.dir.cmp(&b.dir));
+    merged.summary = GateRun::summarize(&merged.skills);
+    Ok(merged)
+}

@@ -1,0 +1,397 @@
+//! Tell a pull request what the gate decided: reviewers requested, the `skillgate` check run on
+//! the head commit, one sticky comment. Re-running a job updates all three in place.
+
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+use super::client::{ApiError, Client};
+use super::event::{PullRequest, Repo};
+use crate::gate::GateRun;
+use crate::policy::Verdict;
+use crate::render::{self, Annotation, COMMENT_MARKER};
+use crate::routing::{Reviewers, Routing};
+
+/// The check run's name, found again by it on re-runs.
+pub const CHECK_NAME: &str = "skillgate";
+/// Annotations per request: GitHub's limit.
+pub const ANNOTATIONS_PER_REQUEST: usize = 50;
+/// Comments read when looking for the sticky one.
+const MAX_COMMENTS: usize = 10_000;
+
+/// Where to publish.
+#[derive(Debug)]
+pub struct Target<'a> {
+    pub repo: &'a Repo,
+    /// The pull request, as the payload or the API describes it (never the results document).
+    pub pull: Option<&'a PullRequest>,
+    /// The commit the check run goes on: the pull request's head.
+    pub head_sha: &'a str,
+    /// The workflow run's page.
+    pub details_url: Option<String>,
+}
+
+/// What publishing did, for the job log and the results.
+#[derive(Debug, Default)]
+pub struct Published {
+    pub check_run_id: Option<u64>,
+    pub comment_id: Option<u64>,
+    pub requested: Reviewers,
+    /// Warnings worth a line in the job summary (a team that could not be requested, …).
+    pub notes: Vec<String>,
+}
+
+/// The check run's conclusion for a run: `failure` when a skill needs correction,
+/// `action_required` while a review is pending, `neutral` when `warn` mode let something through,
+/// else `success` (all auto, or nothing to gate).
+pub fn conclusion(run: &GateRun) -> &'static str {
+    let decisions = || run.skills.iter().map(|s| &s.decision);
+    if decisions().any(|d| d.decision == Verdict::NeedsCorrection) {
+        "failure"
+    } else if decisions().any(|d| d.decision != Verdict::Approved) {
+        "action_required"
+    } else if decisions().any(|d| d.softened_from.is_some()) {
+        "neutral"
+    } else {
+        "success"
+    }
+}
+
+/// Request reviewers, then write the check run and the comment (which carry the notes).
+pub async fn publish(
+    client: &Client,
+    target: &Target<'_>,
+    run: &GateRun,
+    routing: &Routing,
+    mut notes: Vec<String>,
+) -> Result<Published, ApiError> {
+    let mut published = Published::default();
+    if let Some(pull) = target.pull {
+        let wanted = routing.reviewers(&run.skills, pull.author.as_deref());
+        published.requested =
+            request_reviewers(client, target.repo, pull, &wanted, &mut notes).await;
+    }
+    published.check_run_id = Some(check_run(client, target, run, &notes).await?);
+    if let Some(pull) = target.pull {
+        let body = render::comment(run, &notes);
+        published.comment_id = Some(sticky_comment(client, target.repo, pull.number, &body).await?);
+    }
+    published.notes = notes;
+    Ok(published)
+}
+
+fn repo_path(repo: &Repo) -> String {
+    format!("/repos/{}/{}", repo.owner, repo.name)
+}
+
+/// Users and teams in separate calls, skipping those already requested. Failures become notes:
+/// a missing reviewer must not hide the verdict.
+async fn request_reviewers(
+    client: &Client,
+    repo: &Repo,
+    pull: &PullRequest,
+    wanted: &Reviewers,
+    notes: &mut Vec<String>,
+) -> Reviewers {
+    let mut requested = Reviewers::default();
+    if wanted.users.is_empty() && wanted.teams.is_empty() {
+        return requested;
+    }
+    let path = format!(
+        "{}/pulls/{}/requested_reviewers",
+        repo_path(repo),
+        pull.number
+    );
+    let already = match client.get(&path).await {
+        Ok(value) => value,
+        Err(err) => {
+            notes.push(format!("reviewers were not requested: {err}"));
+            return requested;
+        }
+    };
+    let listed = |key: &str, field: &str| -> Vec<String> {
+        already
+            .get(key)
+            .and_then(Value::as_array)
+            .map(|items| {
+                items
+                    .iter()
+                    .filter_map(|i| i.get(field).and_then(Value::as_str))
+                    .map(str::to_ascii_lowercase)
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (have_users, have_teams) = (listed("users", "login"), listed("teams", "slug"));
+    let users: Vec<&String> = wanted
+        .users
+        .iter()
+        .filter(|u| !have_users.contains(&u.to_ascii_lowercase()))
+        .collect();
+    let teams: Vec<&String> = wanted
+        .teams
+        .iter()
+        .filter(|t| !have_teams.contains(&t.to_ascii_lowercase()))
+        .collect();
+    if !users.is_empty() {
+        match client.post(&path, &json!({ "reviewers": users })).await {
+            Ok(_) => requested.users = users.into_iter().cloned().collect(),
+            Err(err) => notes.push(format!(
+                "could not request {}: {}",
+                users
+                    .iter()
+                    .map(|u| format!("@{u}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                reviewer_error(&err)
+            )),
+        }
+    }
+    if !teams.is_empty() {
+        match client.post(&path, &json!({ "team_reviewers": teams })).await {
+            Ok(_) => requested.teams = teams.into_iter().cloned().collect(),
+            Err(err) => notes.push(format!(
+                "could not request the team{} {}: {}{}",
+                if teams.len() == 1 { "" } else { "s" },
+                teams.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", "),
+                reviewer_error(&err),
+                if err.status() == Some(422) {
+                    " (the default GITHUB_TOKEN cannot request teams: use a token that can read the organization's teams, or route to users)"
+                } else {
+                    ""
+                }
+            )),
+        }
+    }
+    requested
+}
+
+fn reviewer_error(err: &ApiError) -> String {
+    match err {
+        ApiError::Status {
+            status, message, ..
+        } => format!("GitHub answered {status}: {message}"),
+        other => other.to_string(),
+    }
+}
+
+/// Create the check run on the head commit, or update the one a previous run made.
+async fn check_run(
+    client: &Client,
+    target: &Target<'_>,
+    run: &GateRun,
+    notes: &[String],
+) -> Result<u64, ApiError> {
+    let output = render::check_output(run, notes);
+    let annotations = render::annotations(run);
+    let digest = annotations_digest(&annotations);
+    let mut batches = annotations.chunks(ANNOTATIONS_PER_REQUEST);
+    let output_json = |batch: &[Annotation]| {
+        let mut out = json!({
+            "title": output.title,
+            "summary": output.summary,
+            "text": output.text,
+        });
+        if !batch.is_empty() {
+            out["annotations"] = json!(batch);
+        }
+        out
+    };
+    let mut body = json!({
+        "name": CHECK_NAME,
+        "status": "completed",
+        "conclusion": conclusion(run),
+        "completed_at": run.run.finished_at,
+        "external_id": digest,
+    });
+    if let Some(url) = &target.details_url {
+        body["details_url"] = json!(url);
+    }
+    let existing = find_check_run(client, target).await?;
+    // The same annotations are already there (a re-run of the same job): GitHub appends
+    // annotations, so sending them again would show each one twice.
+    let resend = existing
+        .as_ref()
+        .is_none_or(|(_, external_id)| external_id.as_deref() != Some(digest.as_str()));
+    let first: &[Annotation] = if resend {
+        batches.next().unwrap_or(&[])
+    } else {
+        &[]
+    };
+    body["output"] = output_json(first);
+    let id = match existing {
+        Some((id, _)) => {
+            let path = format!("{}/check-runs/{id}", repo_path(target.repo));
+            client.patch(&path, &body).await?;
+            id
+        }
+        None => {
+            let mut create = body.clone();
+            create["head_sha"] = json!(target.head_sha);
+            let path = format!("{}/check-runs", repo_path(target.repo));
+            let created = create_once(client, &path, &create, || async {
+                Ok(find_check_run(client, target).await?.map(|(id, _)| id))
+            })
+            .await?;
+            match created {
+                Created::New(value) => id_of(&value, "POST", &path)?,
+                // The POST landed although its answer was lost: finish the job on that one.
+                Created::Found(id) => {
+                    let path = format!("{}/check-runs/{id}", repo_path(target.repo));
+                    client.patch(&path, &body).await?;
+                    id
+                }
+            }
+        }
+    };
+    if resend {
+        let path = format!("{}/check-runs/{id}", repo_path(target.repo));
+        for batch in batches {
+            client
+                .patch(&path, &json!({ "output": output_json(batch) }))
+                .await?;
+        }
+    }
+    Ok(id)
+}
+
+/// The newest `skillgate` check run on the head commit: its id and `external_id`.
+async fn find_check_run(
+    client: &Client,
+    target: &Target<'_>,
+) -> Result<Option<(u64, Option<String>)>, ApiError> {
+    let path = format!(
+        "{}/commits/{}/check-runs?check_name={CHECK_NAME}&filter=latest&per_page=100",
+        repo_path(target.repo),
+        target.head_sha
+    );
+    let listed = client.get(&path).await?;
+    let runs = listed
+        .get("check_runs")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    Ok(runs
+        .iter()
+        .filter(|r| r.get("name").and_then(Value::as_str) == Some(CHECK_NAME))
+        .filter_map(|r| {
+            let id = r.get("id")?.as_u64()?;
+            let external = r
+                .get("external_id")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            Some((id, external))
+        })
+        .max_by_key(|(id, _)| *id))
+}
+
+/// A short digest of the annotations, to recognise them on a re-run.
+fn annotations_digest(annotations: &[Annotation]) -> String {
+    let mut hasher = Sha256::new();
+    for a in annotations {
+        hasher.update(serde_json::to_vec(a).unwrap_or_default());
+        hasher.update(b"\n");
+    }
+    let digest = hasher.finalize();
+    let hex: String = digest.iter().take(12).map(|b| format!("{b:02x}")).collect();
+    format!("skillgate:{}:{hex}", annotations.len())
+}
+
+fn id_of(value: &Value, method: &'static str, path: &str) -> Result<u64, ApiError> {
+    value
+        .get("id")
+        .and_then(Value::as_u64)
+        .ok_or_else(|| ApiError::Decode {
+            method,
+            path: path.to_owned(),
+            message: "no `id` in the answer".to_owned(),
+        })
+}
+
+enum Created {
+    New(Value),
+    Found(u64),
+}
+
+/// POST once; when the answer is lost (no answer, or a 5xx), look again before trying again,
+/// so a POST that did land is never made twice. Gives up after three tries.
+async fn create_once<F, Fut>(
+    client: &Client,
+    path: &str,
+    body: &Value,
+    look_up: F,
+) -> Result<Created, ApiError>
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = Result<Option<u64>, ApiError>>,
+{
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        match client.post(path, body).await {
+            Ok(value) => return Ok(Created::New(value)),
+            Err(err) if err.maybe_applied() && tries < 3 => {
+                tokio::time::sleep(std::time::Duration::from_millis(500 * tries)).await;
+                if let Some(id) = look_up().await? {
+                    return Ok(Created::Found(id));
+                }
+            }
+            Err(err) => return Err(err),
+        }
+    }
+}
+
+/// Edit the sticky comment in place, or create it. Of two (a race between jobs), the oldest
+/// stays and the other is deleted.
+async fn sticky_comment(
+    client: &Client,
+    repo: &Repo,
+    number: u64,
+    body: &str,
+) -> Result<u64, ApiError> {
+    let list = format!("{}/issues/{number}/comments?per_page=100", repo_path(repo));
+    let find = || async {
+        let (comments, _) = client.get_all(&list, MAX_COMMENTS).await?;
+        let mut ours: Vec<(u64, String)> = comments
+            .iter()
+            .filter_map(|c| {
+                let text = c.get("body").and_then(Value::as_str)?;
+                text.starts_with(COMMENT_MARKER)
+                    .then(|| Some((c.get("id")?.as_u64()?, text.to_owned())))
+                    .flatten()
+            })
+            .collect();
+        ours.sort_by_key(|(id, _)| *id);
+        Ok::<_, ApiError>(ours)
+    };
+    let ours = find().await?;
+    let keep = match ours.first() {
+        Some((id, old)) => {
+            if old != body {
+                let path = format!("{}/issues/comments/{id}", repo_path(repo));
+                client.patch(&path, &json!({ "body": body })).await?;
+            }
+            *id
+        }
+        None => {
+            let path = format!("{}/issues/{number}/comments", repo_path(repo));
+            let created = create_once(client, &path, &json!({ "body": body }), || async {
+                Ok(find().await?.first().map(|(id, _)| *id))
+            })
+            .await?;
+            match created {
+                Created::New(value) => id_of(&value, "POST", &path)?,
+                Created::Found(id) => {
+                    let path = format!("{}/issues/comments/{id}", repo_path(repo));
+                    client.patch(&path, &json!({ "body": body })).await?;
+                    id
+                }
+            }
+        }
+    };
+    for (id, _) in ours.iter().skip(1) {
+        client
+            .delete(&format!("{}/issues/comments/{id}", repo_path(repo)))
+            .await?;
+    }
+    Ok(keep)
+}

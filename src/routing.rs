@@ -1,0 +1,213 @@
+//! `[routing]`: who reviews a skill the gate did not approve. An escalation goes to the route of
+//! its first category (`coverage`, `risk`, …), else to `escalate`; the human tier goes to `human`.
+
+use serde::Deserialize;
+
+use crate::gate::SkillResult;
+use crate::policy::{Category, Verdict};
+use crate::skill::Tier;
+
+/// Users and teams asked to review, and how many approvals a skill needs.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Route {
+    /// GitHub logins.
+    pub users: Vec<String>,
+    /// `org/team-slug`.
+    pub teams: Vec<String>,
+    /// Approvals needed before the skill counts as reviewed.
+    pub approvals: u32,
+}
+
+impl Default for Route {
+    fn default() -> Self {
+        Self {
+            users: Vec::new(),
+            teams: Vec::new(),
+            approvals: 1,
+        }
+    }
+}
+
+/// One optional route per escalation category, one for any escalation, one for the human tier.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Routing {
+    pub coverage: Option<Route>,
+    pub pass_rate: Option<Route>,
+    pub risk: Option<Route>,
+    pub complexity: Option<Route>,
+    pub dependencies: Option<Route>,
+    pub infrastructure: Option<Route>,
+    pub database: Option<Route>,
+    pub declared: Option<Route>,
+    pub rollout: Option<Route>,
+    pub unanalysed: Option<Route>,
+    /// Any escalation whose category has no route of its own.
+    pub escalate: Option<Route>,
+    /// The human tier (and skills that need correction, once corrected).
+    pub human: Option<Route>,
+}
+
+/// The reviewers to request for a set of skills, without duplicates, in config order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reviewers {
+    pub users: Vec<String>,
+    /// Team slugs (the part after `org/`), as the API takes them.
+    pub teams: Vec<String>,
+}
+
+impl Routing {
+    fn category(&self, category: Category) -> Option<&Route> {
+        match category {
+            Category::Coverage => self.coverage.as_ref(),
+            Category::PassRate => self.pass_rate.as_ref(),
+            Category::Risk => self.risk.as_ref(),
+            Category::Complexity => self.complexity.as_ref(),
+            Category::Dependencies => self.dependencies.as_ref(),
+            Category::Infrastructure => self.infrastructure.as_ref(),
+            Category::Database => self.database.as_ref(),
+            Category::Declared => self.declared.as_ref(),
+            Category::Rollout => self.rollout.as_ref(),
+            Category::Unanalysed => self.unanalysed.as_ref(),
+        }
+    }
+
+    /// The route for one skill's decision; `None` for an approval.
+    pub fn route(&self, skill: &SkillResult) -> Option<&Route> {
+        let decision = &skill.decision;
+        if decision.decision == Verdict::Approved {
+            return None;
+        }
+        match decision.tier {
+            Tier::Auto => None,
+            Tier::Human => self.human.as_ref(),
+            Tier::Escalate => decision
+                .escalation_categories
+                .first()
+                .and_then(|c| self.category(*c))
+                .or(self.escalate.as_ref()),
+        }
+    }
+
+    /// Who to ask for these skills; never `author` (GitHub refuses to ask authors to review
+    /// their own pull request).
+    pub fn reviewers<'a>(
+        &self,
+        skills: impl IntoIterator<Item = &'a SkillResult>,
+        author: Option<&str>,
+    ) -> Reviewers {
+        let mut out = Reviewers::default();
+        for skill in skills {
+            let Some(route) = self.route(skill) else {
+                continue;
+            };
+            for user in &route.users {
+                let is_author = author.is_some_and(|a| a.eq_ignore_ascii_case(user));
+                if !is_author && !out.users.iter().any(|u| u.eq_ignore_ascii_case(user)) {
+                    out.users.push(user.clone());
+                }
+            }
+            for team in &route.teams {
+                let slug = team.split_once('/').map_or(team.as_str(), |(_, s)| s);
+                if !out.teams.iter().any(|t| t.eq_ignore_ascii_case(slug)) {
+                    out.teams.push(slug.to_owned());
+                }
+            }
+        }
+        out
+    }
+
+    /// Every route with its key, for validation.
+    pub fn entries(&self) -> Vec<(&'static str, &Route)> {
+        [
+            ("coverage", &self.coverage),
+            ("pass-rate", &self.pass_rate),
+            ("risk", &self.risk),
+            ("complexity", &self.complexity),
+            ("dependencies", &self.dependencies),
+            ("infrastructure", &self.infrastructure),
+            ("database", &self.database),
+            ("declared", &self.declared),
+            ("rollout", &self.rollout),
+            ("unanalysed", &self.unanalysed),
+            ("escalate", &self.escalate),
+            ("human", &self.human),
+        ]
+        .into_iter()
+        .filter_map(|(key, route)| route.as_ref().map(|r| (key, r)))
+        .collect()
+    }
+
+    /// A message for the first malformed login or team.
+    pub fn problem(&self) -> Option<(&'static str, String)> {
+        for (key, route) in self.entries() {
+            for user in &route.users {
+                if !is_login(user) {
+                    return Some((key, format!("`{user}` is not a GitHub login")));
+                }
+            }
+            for team in &route.teams {
+                let valid = team
+                    .split_once('/')
+                    .is_some_and(|(org, slug)| is_login(org) && is_slug(slug));
+                if !valid {
+                    return Some((
+                        key,
+                        format!("`{team}` is not a team; write it as `org/team-slug`"),
+                    ));
+                }
+            }
+            if route.approvals == 0 {
+                return Some((key, "`approvals` must be at least 1".to_owned()));
+            }
+        }
+        None
+    }
+}
+
+/// A GitHub login: 1–39 letters, digits and single hyphens, not at either end.
+pub fn is_login(text: &str) -> bool {
+    !text.is_empty()
+        && text.len() <= 39
+        && !text.starts_with('-')
+        && !text.ends_with('-')
+        && !text.contains("--")
+        && text.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+}
+
+fn is_slug(text: &str) -> bool {
+    !text.is_empty()
+        && text.len() <= 100
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn logins_and_teams_are_checked() {
+        assert!(is_login("octo-cat"));
+        assert!(is_login("a1"));
+        for bad in ["", "-a", "a-", "a--b", "a b", "a@b", &"x".repeat(40)] {
+            assert!(!is_login(bad), "{bad}");
+        }
+        let routing = Routing {
+            infrastructure: Some(Route {
+                teams: vec!["infra".to_owned()],
+                ..Route::default()
+            }),
+            ..Routing::default()
+        };
+        assert_eq!(
+            routing.problem(),
+            Some((
+                "infrastructure",
+                "`infra` is not a team; write it as `org/team-slug`".to_owned()
+            ))
+        );
+    }
+}
