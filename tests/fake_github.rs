@@ -889,6 +889,30 @@ fn sha1_base64_and_timestamps() {
 }
 
 #[test]
+fn a_client_in_another_process_is_served_and_recorded() {
+    // git is already required by the integration tests; its smart-HTTP probe is a plain GET.
+    let fake = FakeGitHub::start();
+    let output = std::process::Command::new("git")
+        .args(["ls-remote", &format!("{}/repos/octo/hello", fake.url())])
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .output()
+        .expect("run git");
+    assert!(!output.status.success(), "the fake is not a git server");
+    let recorded = fake.requests();
+    assert_eq!(recorded[0].path, "/repos/octo/hello/info/refs");
+    assert_eq!(
+        recorded[0].query.get("service").map(String::as_str),
+        Some("git-upload-pack")
+    );
+    assert!(
+        recorded[0]
+            .header("user-agent")
+            .is_some_and(|ua| ua.starts_with("git/"))
+    );
+    assert_eq!(fake.violations().len(), 1);
+}
+
+#[test]
 fn dropping_the_fake_stops_the_server() {
     let fake = FakeGitHub::start();
     let addr = fake.url().trim_start_matches("http://").to_string();
@@ -928,4 +952,89 @@ async fn octocrab_talks_to_the_fake_over_plain_http() {
             .is_some_and(|a| a.ends_with(&fake.token()))
     );
     fake.assert_no_violations();
+}
+
+fn octocrab_for(fake: &FakeGitHub) -> octocrab::Octocrab {
+    octocrab::Octocrab::builder()
+        .base_uri(fake.url())
+        .expect("base uri")
+        .personal_token(fake.token())
+        .build()
+        .expect("octocrab")
+}
+
+/// octocrab is built without its `retry` feature (Cargo.toml pins the features), so it has no
+/// retry layer at all: a 502, even on a GET, reaches the caller, and a lost POST answer is never
+/// re-sent behind the gate's back. Retries are the client's own job.
+#[tokio::test]
+async fn octocrab_as_built_here_never_retries() {
+    let fake = fake_with_pull();
+    fake.fail_next("pulls/get", 1, 502, &[], "<html>Bad Gateway</html>");
+    fake.fail_next_after_effect("issues/create-comment", 1, 502);
+    let octo = octocrab_for(&fake);
+    let err = octo
+        .pulls("octo", "hello")
+        .get(7)
+        .await
+        .expect_err("the 502 reaches the caller");
+    // Even an HTML body becomes `Error::GitHub`, with the status and the answer's headers (where
+    // `retry-after` and `x-ratelimit-reset` are found).
+    let octocrab::Error::GitHub { source, .. } = err else {
+        panic!("expected Error::GitHub, got {err:?}");
+    };
+    assert_eq!(source.status_code.as_u16(), 502);
+    assert_eq!(source.message, "<html>Bad Gateway</html>");
+    assert_eq!(fake.requests_for("pulls/get").len(), 1);
+    octo.issues("octo", "hello")
+        .create_comment(7, "once")
+        .await
+        .expect_err("the lost answer reaches the caller");
+    assert_eq!(fake.requests_for("issues/create-comment").len(), 1);
+    assert_eq!(fake.comments().len(), 1, "written once, answer lost");
+    fake.assert_no_violations();
+}
+
+/// The typed `update_comment` (POST) and `update_check_run` (echoes `check_run_id`) break the
+/// spec; raw `patch` calls do not.
+#[tokio::test]
+async fn octocrab_typed_updates_break_the_contract_raw_patches_do_not() {
+    use octocrab::models::{CheckRunId, CommentId};
+    use octocrab::params::checks::CheckRunStatus;
+    let fake = fake_with_pull();
+    let comment = fake.add_comment("<!-- skillgate:summary -->", "github-actions[bot]");
+    let run = fake.add_check_run("skillgate", HEAD, "queued", None);
+    let octo = octocrab_for(&fake);
+
+    let typed_comment = octo
+        .issues("octo", "hello")
+        .update_comment(CommentId(comment), "edited")
+        .await;
+    assert!(typed_comment.is_err());
+    let typed_run = octo
+        .checks("octo", "hello")
+        .update_check_run(CheckRunId(run))
+        .status(CheckRunStatus::InProgress)
+        .send()
+        .await;
+    assert!(typed_run.is_err());
+    let pointers: Vec<String> = fake.violations().into_iter().map(|v| v.pointer).collect();
+    assert_eq!(pointers, vec!["path", "/check_run_id"]);
+
+    let edited: Value = octo
+        .patch(
+            format!("/repos/octo/hello/issues/comments/{comment}"),
+            Some(&json!({"body": "edited"})),
+        )
+        .await
+        .expect("raw PATCH of a comment");
+    assert_eq!(edited["body"], "edited");
+    let updated: Value = octo
+        .patch(
+            format!("/repos/octo/hello/check-runs/{run}"),
+            Some(&json!({"status": "in_progress"})),
+        )
+        .await
+        .expect("raw PATCH of a check run");
+    assert_eq!(updated["status"], "in_progress");
+    assert_eq!(fake.violations().len(), 2, "the raw calls added none");
 }
