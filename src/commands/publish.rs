@@ -98,6 +98,16 @@ fn publish_to_github(
     let Some(repo) = session.repo.as_ref() else {
         return Ok(notes);
     };
+    if stage == Stage::Publish && !run.run.repository.eq_ignore_ascii_case(&repo.full()) {
+        return Err(Error::usage(
+            format!(
+                "the results are for {}, but this job runs for {}",
+                run.run.repository,
+                repo.full()
+            ),
+            Some("publish results in the repository whose pull request they gate"),
+        ));
+    }
     let published = session.with_client(async |client| {
         // `check` trusts the event's payload; `publish` asks the API about the pull request the
         // document names, since the document may come from a fork's job.

@@ -117,7 +117,7 @@ pub fn annotations(run: &GateRun) -> Vec<Annotation> {
         if let Some(tests) = &skill.tests {
             for case in &tests.failed_tests {
                 let path = test_path(case.file.as_deref(), skill);
-                let line = if path == skill.skill_file {
+                let line = if path == skill_md(skill) {
                     None
                 } else {
                     case.line.map(|l| l as usize)
@@ -182,6 +182,15 @@ fn printable(text: &str) -> String {
         .collect()
 }
 
+/// The skill's `SKILL.md`, relative to the repository.
+fn skill_md(skill: &SkillResult) -> String {
+    if skill.dir.is_empty() || skill.skill_file.contains('/') {
+        skill.skill_file.clone()
+    } else {
+        format!("{}/{}", skill.dir.trim_end_matches('/'), skill.skill_file)
+    }
+}
+
 /// `dir/file:12 rule redacted` → (`dir/file`, 12, `rule redacted`).
 fn located(entry: &str, skill: &SkillResult) -> (String, Option<usize>, String) {
     if let Some((place, what)) = entry.split_once(' ')
@@ -191,14 +200,14 @@ fn located(entry: &str, skill: &SkillResult) -> (String, Option<usize>, String) 
     {
         return (path.to_owned(), Some(line), what.to_owned());
     }
-    (skill.skill_file.clone(), None, entry.to_owned())
+    (skill_md(skill), None, entry.to_owned())
 }
 
 /// Where a failed test lives, relative to the repository; the skill's `SKILL.md` when the
 /// report did not say, or said something outside the skill.
 fn test_path(file: Option<&str>, skill: &SkillResult) -> String {
     let Some(file) = file.map(|f| f.replace('\\', "/")) else {
-        return skill.skill_file.clone();
+        return skill_md(skill);
     };
     let dir = skill.dir.trim_end_matches('/');
     let file = file.trim_start_matches("./");
@@ -206,7 +215,7 @@ fn test_path(file: Option<&str>, skill: &SkillResult) -> String {
         // An absolute path from the runner: keep what follows the skill's directory.
         match file.find(&format!("/{dir}/")) {
             Some(at) => file[at + 1..].to_owned(),
-            None => return skill.skill_file.clone(),
+            None => return skill_md(skill),
         }
     } else if dir.is_empty() || file.starts_with(&format!("{dir}/")) {
         file.to_owned()
@@ -216,7 +225,7 @@ fn test_path(file: Option<&str>, skill: &SkillResult) -> String {
     if safe_path(&candidate) {
         candidate
     } else {
-        skill.skill_file.clone()
+        skill_md(skill)
     }
 }
 

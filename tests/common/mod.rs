@@ -110,9 +110,17 @@ pub fn skillgate() -> Command {
     for var in [
         "GITHUB_REPOSITORY",
         "GITHUB_EVENT_NAME",
+        "GITHUB_EVENT_PATH",
         "GITHUB_RUN_ID",
         "GITHUB_RUN_ATTEMPT",
         "GITHUB_ACTIONS",
+        "GITHUB_TOKEN",
+        "GH_TOKEN",
+        "GITHUB_API_URL",
+        "GITHUB_SERVER_URL",
+        "GITHUB_SHA",
+        "GITHUB_STEP_SUMMARY",
+        "GITHUB_OUTPUT",
     ] {
         cmd.env_remove(var);
     }

@@ -1,0 +1,579 @@
+//! Publishing to GitHub, against a fake GitHub on loopback that validates every request against
+//! GitHub's OpenAPI description: check run, sticky comment, reviewers, job summary and outputs,
+//! forks, retries and rate limits.
+
+mod common;
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::{Repo, run};
+use serde_json::{Value, json};
+use support::github::FakeGitHub;
+
+const OWNER: &str = "Codertocat";
+const REPO: &str = "Hello-World";
+const AUTHOR: &str = "Codertocat";
+
+/// A job's files: event payload, step summary, outputs.
+struct Job {
+    dir: tempfile::TempDir,
+}
+
+impl Job {
+    fn new() -> Self {
+        Self {
+            dir: tempfile::tempdir().expect("tempdir"),
+        }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn summary(&self) -> String {
+        std::fs::read_to_string(self.path("summary.md")).unwrap_or_default()
+    }
+
+    fn outputs(&self) -> String {
+        std::fs::read_to_string(self.path("output.txt")).unwrap_or_default()
+    }
+
+    /// Write a payload from the fixtures with the pull request's shas replaced.
+    fn event(&self, fixture: &str, base: &str, head: &str) -> PathBuf {
+        let text = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/fixtures/github/payloads")
+                .join(fixture),
+        )
+        .expect("payload");
+        let mut payload: Value = serde_json::from_str(&text).expect("json");
+        if payload.get("pull_request").is_some() {
+            payload["pull_request"]["base"]["sha"] = json!(base);
+            payload["pull_request"]["head"]["sha"] = json!(head);
+        }
+        let path = self.path("event.json");
+        std::fs::write(&path, payload.to_string()).expect("write event");
+        path
+    }
+
+    /// The environment Actions gives a job, pointed at the fake.
+    fn env(&self, cmd: &mut Command, fake: &FakeGitHub, event_name: &str, event: &Path) {
+        let repository = if event_name == "workflow_run" {
+            RUN_REPO
+        } else {
+            "Codertocat/Hello-World"
+        };
+        cmd.env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_EVENT_NAME", event_name)
+            .env("GITHUB_EVENT_PATH", event)
+            .env("GITHUB_REPOSITORY", repository)
+            .env("GITHUB_API_URL", fake.url())
+            .env("GITHUB_SERVER_URL", "https://github.com")
+            .env("GITHUB_TOKEN", fake.token())
+            .env("GITHUB_RUN_ID", "4242")
+            .env("GITHUB_STEP_SUMMARY", self.path("summary.md"))
+            .env("GITHUB_OUTPUT", self.path("output.txt"));
+    }
+}
+
+const ROUTING: &str = r#"
+[routing]
+coverage = { users = ["alice"] }
+human = { users = ["maintainer1", "Codertocat"], teams = ["octo-org/maintainers"] }
+"#;
+
+/// Two skills changed by a pull request: alpha passes (escalated for coverage), beta fails two
+/// of five tests (human). Returns (repo, base, head).
+fn pull_request_repo() -> (Repo, String, String) {
+    let repo = Repo::git();
+    repo.write(".skillgate.toml", ROUTING);
+    repo.skill(".claude/skills/alpha", "alpha", 5, 0);
+    repo.skill(".claude/skills/beta", "beta", 5, 0);
+    let base = repo.commit("two skills");
+    repo.skill(".claude/skills/alpha", "alpha", 6, 0);
+    repo.skill(".claude/skills/beta", "beta", 3, 2);
+    let head = repo.commit("alpha grows, beta regresses");
+    (repo, base, head)
+}
+
+fn fake_for(base: &str, head: &str, head_repo: &str) -> FakeGitHub {
+    let fake = FakeGitHub::start();
+    fake.set_repo(OWNER, REPO);
+    fake.set_pull(2, head, base, AUTHOR, head_repo, &format!("{OWNER}/{REPO}"));
+    fake
+}
+
+fn check(
+    repo: &Repo,
+    job: &Job,
+    fake: &FakeGitHub,
+    event_name: &str,
+    event: &Path,
+) -> (i32, String, String) {
+    let mut cmd = repo.skillgate(&["check"]);
+    job.env(&mut cmd, fake, event_name, event);
+    run(cmd)
+}
+
+fn assert_no_token(fake: &FakeGitHub, texts: &[&str]) {
+    for text in texts {
+        assert!(!text.contains(&fake.token()), "the token leaked: {text}");
+    }
+}
+
+#[test]
+fn a_first_run_posts_a_check_run_a_comment_and_requests_reviewers() {
+    let (repo, base, head) = pull_request_repo();
+    let fake = fake_for(&base, &head, &format!("{OWNER}/{REPO}"));
+    let job = Job::new();
+    let event = job.event("pull_request.opened.json", &base, &head);
+
+    let (code, stdout, stderr) = check(&repo, &job, &fake, "pull_request", &event);
+    fake.assert_no_violations();
+    assert_eq!(code, 3, "review required\n{stdout}\n{stderr}");
+
+    let runs = fake.check_runs();
+    assert_eq!(runs.len(), 1);
+    let check = &runs[0];
+    assert_eq!(check.name, "skillgate");
+    assert_eq!(check.head_sha, head, "on the pull request's head");
+    assert_eq!(check.status, "completed");
+    assert_eq!(check.conclusion.as_deref(), Some("action_required"));
+    assert_eq!(
+        check.details_url.as_deref(),
+        Some("https://github.com/Codertocat/Hello-World/actions/runs/4242")
+    );
+    assert_eq!(
+        check.title.as_deref(),
+        Some("2 skills gated: 0 auto, 1 escalate, 1 human")
+    );
+    let summary = check.summary.as_deref().unwrap_or_default();
+    assert!(
+        summary.contains("| alpha | modified | **escalate** |"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("| beta | modified | **human** | 0.60 (3/5) |"),
+        "{summary}"
+    );
+    // Two failed tests of beta, at its test file.
+    let failed: Vec<&Value> = check
+        .annotations
+        .iter()
+        .filter(|a| a["title"].as_str().is_some_and(|t| t.ends_with(" failed")))
+        .collect();
+    assert_eq!(failed.len(), 2, "{:?}", check.annotations);
+    assert_eq!(failed[0]["title"], "beta: fails 1 failed");
+    assert_eq!(failed[0]["path"], ".claude/skills/beta/SKILL.md");
+
+    let comments = fake.comments();
+    assert_eq!(comments.len(), 1);
+    assert!(comments[0].body.starts_with("<!-- skillgate:summary -->\n"));
+    assert!(comments[0].body.contains("### skillgate: 2 skills gated"));
+    assert_eq!(comments[0].issue_number, 2);
+
+    // Users and teams in separate calls; the author is never asked.
+    let asked = fake.reviewer_requests();
+    assert_eq!(asked.len(), 2, "{asked:?}");
+    assert_eq!(asked[0].reviewers, ["alice", "maintainer1"]);
+    assert!(asked[0].team_reviewers.is_empty());
+    assert!(asked[1].reviewers.is_empty());
+    assert_eq!(asked[1].team_reviewers, ["maintainers"]);
+
+    let summary_file = job.summary();
+    assert!(
+        summary_file.contains("### skillgate: 2 skills gated"),
+        "{summary_file}"
+    );
+    let outputs = job.outputs();
+    assert!(outputs.contains("tier<<skillgate_"), "{outputs}");
+    assert!(outputs.contains("\nhuman\n"), "{outputs}");
+    assert!(outputs.contains("decision<<skillgate_"), "{outputs}");
+    assert!(outputs.contains("\nescalated\n"), "{outputs}");
+    assert!(outputs.contains("results<<skillgate_"), "{outputs}");
+    assert!(
+        outputs.contains("\"schema\": \"skillgate.results/1\""),
+        "{outputs}"
+    );
+    assert_no_token(
+        &fake,
+        &[&stdout, &stderr, &summary_file, &outputs, &comments[0].body],
+    );
+}
+
+#[test]
+fn a_rerun_updates_in_place() {
+    let (repo, base, head) = pull_request_repo();
+    let fake = fake_for(&base, &head, &format!("{OWNER}/{REPO}"));
+    let job = Job::new();
+    let event = job.event("pull_request.opened.json", &base, &head);
+    let (first, ..) = check(&repo, &job, &fake, "pull_request", &event);
+    let (second, _, stderr) = check(&repo, &job, &fake, "pull_request", &event);
+    fake.assert_no_violations();
+    assert_eq!((first, second), (3, 3), "{stderr}");
+
+    assert_eq!(fake.check_runs().len(), 1, "no second check run");
+    assert_eq!(fake.requests_for("checks/create").len(), 1);
+    assert_eq!(fake.comments().len(), 1, "no second comment");
+    assert_eq!(fake.requests_for("issues/create-comment").len(), 1);
+    // The same annotations are not appended twice.
+    assert_eq!(fake.check_runs()[0].annotations.len(), 2);
+    // Reviewers already requested are not requested again.
+    assert_eq!(fake.reviewer_requests().len(), 2);
+}
+
+#[test]
+fn a_fork_gets_no_writes_only_the_job_summary() {
+    let (repo, base, head) = pull_request_repo();
+    let fake = fake_for(&base, &head, "forker/Hello-World");
+    let job = Job::new();
+    let event = job.event("pull_request.opened.fork.derived.json", &base, &head);
+    let (code, _, stderr) = check(&repo, &job, &fake, "pull_request", &event);
+    assert_eq!(code, 3, "{stderr}");
+    fake.assert_no_violations();
+    let writes = fake.writes();
+    assert!(writes.is_empty(), "no write may be attempted: {writes:?}");
+    let summary = job.summary();
+    assert!(
+        summary.contains("### skillgate: 2 skills gated"),
+        "{summary}"
+    );
+    assert!(summary.contains("comes from a fork"), "{summary}");
+    assert!(summary.contains("workflow\\_run"), "{summary}");
+    assert!(stderr.contains("comes from a fork"), "{stderr}");
+}
+
+#[test]
+fn without_history_the_changed_files_come_from_the_api() {
+    let (repo, base, head) = pull_request_repo();
+    // A base the checkout does not have, as after a shallow clone.
+    let missing = "1111111111111111111111111111111111111111";
+    let fake = fake_for(missing, &head, &format!("{OWNER}/{REPO}"));
+    let files = (0..150)
+        .map(|i| support::github::PullFile::new(&format!("docs/page-{i}.md"), "added"))
+        .chain([support::github::PullFile::new(
+            ".claude/skills/beta/test.sh",
+            "modified",
+        )])
+        .collect();
+    fake.set_pull_files(2, files);
+    let job = Job::new();
+    let event = job.event("pull_request.opened.json", missing, &head);
+    let mut cmd = repo.skillgate(&["check", "--format", "json", "--publish", "none"]);
+    job.env(&mut cmd, &fake, "pull_request", &event);
+    let (code, stdout, stderr) = run(cmd);
+    fake.assert_no_violations();
+    assert_eq!(code, 3, "{stderr}");
+    let doc: Value = serde_json::from_str(&stdout).expect("json");
+    let gated: Vec<&str> = doc["skills"]
+        .as_array()
+        .expect("skills")
+        .iter()
+        .map(|s| s["name"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(gated, ["beta"], "only the skill the API lists");
+    assert_eq!(doc["run"]["base"], missing);
+    // Two pages of 100.
+    let pages = fake.requests_for("pulls/list-files");
+    assert_eq!(pages.len(), 2);
+    assert!(
+        pages
+            .iter()
+            .all(|r| r.query.get("per_page").map(String::as_str) == Some("100"))
+    );
+    assert!(fake.writes().is_empty(), "--publish none writes nothing");
+    let _ = base;
+}
+
+/// A results document from a real run, with the volatile fields fixed so it renders the same
+/// every time.
+fn document(repo: &Repo, head: &str) -> Value {
+    let out = repo.path().join("results.json");
+    let out_arg = format!("--out={}", out.display());
+    let cmd = repo.skillgate(&["check", "--all", "--publish", "none", &out_arg]);
+    let (code, _, stderr) = run(cmd);
+    assert!(code == 0 || code == 3 || code == 4, "{stderr}");
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("results")).expect("json");
+    doc["run"]["repository"] = json!(RUN_REPO);
+    doc["run"]["pull_request"] = json!(2);
+    doc["run"]["pull_request_head"] = json!(head);
+    doc["run"]["head"] = json!(head);
+    doc["run"]["started_at"] = json!("2026-11-30T09:00:00Z");
+    doc["run"]["finished_at"] = json!("2026-11-30T09:01:00Z");
+    for skill in doc["skills"].as_array_mut().expect("skills") {
+        skill["content_hash"] = json!("0".repeat(64));
+        if skill["suite"].is_object() {
+            skill["suite"]["duration_ms"] = json!(100);
+        }
+        if skill["tests"].is_object() {
+            skill["tests"]["duration_ms"] = json!(100);
+            skill["tests"]["timestamp"] = json!("2026-11-30T09:01:00Z");
+        }
+    }
+    doc
+}
+
+/// The repository of the `workflow_run` payload.
+const RUN_REPO: &str = "octo-org/octo-repo";
+const HEAD: &str = "ec26c3e57ca3a959ca5aad62de7213c562f8c821";
+const BASE: &str = "f95f852bd8fca8fcc58a9a2d6c842781e32a215e";
+
+/// `skillgate publish --results` as a `workflow_run` job would run it.
+fn publish(doc: &Value, fake: &FakeGitHub, config: &str) -> (i32, String, String, Job) {
+    let job = Job::new();
+    let results = job.path("results.json");
+    std::fs::write(&results, doc.to_string()).expect("write results");
+    std::fs::write(job.path(".skillgate.toml"), config).expect("config");
+    let event = job.event("workflow_run.completed.with-pull-requests.json", BASE, HEAD);
+    let mut cmd = common::skillgate();
+    cmd.arg("publish")
+        .arg("--results")
+        .arg(&results)
+        .arg("--repo")
+        .arg(job.dir.path());
+    job.env(&mut cmd, fake, "workflow_run", &event);
+    let (code, stdout, stderr) = run(cmd);
+    (code, stdout, stderr, job)
+}
+
+fn published_fake() -> FakeGitHub {
+    let fake = FakeGitHub::start();
+    fake.set_repo("octo-org", "octo-repo");
+    fake.set_pull(2, HEAD, BASE, AUTHOR, RUN_REPO, RUN_REPO);
+    fake
+}
+
+#[test]
+fn a_hundred_and_twenty_failures_take_three_annotation_requests() {
+    let repo = Repo::plain();
+    repo.skill("skills/gamma", "gamma", 0, 120);
+    let doc = document(&repo, HEAD);
+    let fake = published_fake();
+    let (code, _, stderr, _job) = publish(&doc, &fake, "");
+    fake.assert_no_violations();
+    assert_eq!(code, 0, "{stderr}");
+    let runs = fake.check_runs();
+    assert_eq!(runs.len(), 1);
+    let titles: Vec<&str> = runs[0]
+        .annotations
+        .iter()
+        .filter_map(|a| a["title"].as_str())
+        .filter(|t| t.ends_with(" failed"))
+        .collect();
+    assert_eq!(titles.len(), 120, "every failure is annotated");
+    assert_eq!(titles[0], "gamma: fails 1 failed");
+    assert_eq!(titles[119], "gamma: fails 120 failed");
+    let carrying: Vec<usize> = fake
+        .requests()
+        .iter()
+        .filter_map(|r| {
+            r.body
+                .pointer("/output/annotations")
+                .and_then(Value::as_array)
+        })
+        .map(Vec::len)
+        .collect();
+    assert_eq!(carrying, [50, 50, 20], "50 per request");
+    assert_eq!(runs[0].conclusion.as_deref(), Some("action_required"));
+}
+
+#[test]
+fn a_two_hundred_kilobyte_summary_is_trimmed_and_says_so() {
+    let repo = Repo::plain();
+    repo.skill("skills/delta", "delta", 1, 1);
+    let mut doc = document(&repo, HEAD);
+    let template = doc["skills"][0].clone();
+    let mut skills = Vec::new();
+    for i in 0..900 {
+        let mut skill = template.clone();
+        skill["name"] = json!(format!("delta-{i:03}"));
+        skill["dir"] = json!(format!("skills/delta-{i:03}"));
+        skill["skill_file"] = json!(format!("skills/delta-{i:03}/SKILL.md"));
+        skill["decision"]["reasons"] = json!([format!("{} ✓ long reason {i}", "é".repeat(100))]);
+        skills.push(skill);
+    }
+    doc["skills"] = json!(skills);
+    doc["summary"]["skills"] = json!(900);
+    let fake = published_fake();
+    let (code, _, stderr, _job) = publish(&doc, &fake, "");
+    fake.assert_no_violations();
+    assert_eq!(code, 0, "{stderr}");
+    let check = &fake.check_runs()[0];
+    let summary = check.summary.as_deref().unwrap_or_default();
+    assert!(summary.len() <= 65_535, "{}", summary.len());
+    assert!(
+        summary.len() > 60_000,
+        "the limit is used, not wasted: {}",
+        summary.len()
+    );
+    assert!(summary.contains("**Cut here:**"), "says what was cut");
+    assert!(summary.contains("| delta-000 |"));
+    let comment = &fake.comments()[0].body;
+    assert!(comment.chars().count() <= 65_536);
+    assert!(comment.contains("**Cut here:**"));
+}
+
+#[test]
+fn server_errors_are_retried_and_a_lost_post_is_not_repeated() {
+    let repo = Repo::plain();
+    repo.skill("skills/eps", "eps", 2, 1);
+    let doc = document(&repo, HEAD);
+    let fake = published_fake();
+    fake.fail_next(
+        "checks/list-for-ref",
+        2,
+        502,
+        &[],
+        "<html>bad gateway</html>",
+    );
+    // The comment is created but its answer is lost: looking up finds it, no second POST.
+    fake.fail_next_after_effect("issues/create-comment", 1, 502);
+    let (code, _, stderr, _job) = publish(&doc, &fake, "");
+    fake.assert_no_violations();
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        fake.requests_for("checks/list-for-ref").len(),
+        3,
+        "502 twice, then success"
+    );
+    assert_eq!(fake.check_runs().len(), 1);
+    assert_eq!(
+        fake.comments().len(),
+        1,
+        "one comment although its answer was lost"
+    );
+    assert_eq!(fake.requests_for("issues/create-comment").len(), 1);
+}
+
+#[test]
+fn a_secondary_rate_limit_is_waited_out() {
+    let repo = Repo::plain();
+    repo.skill("skills/zeta", "zeta", 2, 0);
+    let doc = document(&repo, HEAD);
+    let fake = published_fake();
+    fake.secondary_rate_limit_next("issues/list-comments", 1, 1);
+    let started = Instant::now();
+    let (code, _, stderr, _job) = publish(&doc, &fake, "");
+    fake.assert_no_violations();
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        started.elapsed() >= Duration::from_secs(1),
+        "retry-after honoured"
+    );
+    assert_eq!(fake.requests_for("issues/list-comments").len(), 2);
+    assert_eq!(fake.comments().len(), 1);
+}
+
+#[test]
+fn a_refused_team_is_a_warning_not_a_failure() {
+    let repo = Repo::plain();
+    repo.skill("skills/eta", "eta", 1, 3);
+    let doc = document(&repo, HEAD);
+    let fake = published_fake();
+    fake.set_reject_team_reviewers(true);
+    let (code, _, stderr, job) = publish(&doc, &fake, ROUTING);
+    fake.assert_no_violations();
+    assert_eq!(code, 0, "{stderr}");
+    let asked = fake.reviewer_requests();
+    assert_eq!(asked.len(), 2);
+    assert_eq!(asked[0].reviewers, ["maintainer1"]);
+    assert_eq!(asked[1].status, 422);
+    let note = "could not request the team maintainers: GitHub answered 422";
+    assert!(stderr.contains(note), "{stderr}");
+    assert!(job.summary().contains(note), "{}", job.summary());
+    let check = &fake.check_runs()[0];
+    assert!(check.summary.as_deref().unwrap_or_default().contains(note));
+    assert!(fake.comments()[0].body.contains(note));
+}
+
+#[test]
+fn markdown_hostile_names_are_inert() {
+    let repo = Repo::plain();
+    repo.write(
+        "skills/theta/SKILL.md",
+        "---\nname: theta\ndescription: \"Pings @octocat | <img src=x onerror=alert(1)> ```\"\nmetadata:\n  version: \"1.0.0\"\n---\n# theta\n",
+    );
+    repo.write(
+        "skills/theta/test.sh",
+        "echo '1..3'\necho 'ok 1 - fine'\necho 'not ok 2 - @octocat | <script>alert(1)</script> ``` [x](javascript:alert(1))'\necho 'not ok 3 - </details> **bold** #1 <!-- skillgate:summary -->'\n",
+    );
+    let doc = document(&repo, HEAD);
+    let fake = published_fake();
+    let (code, _, stderr, _job) = publish(&doc, &fake, "");
+    fake.assert_no_violations();
+    assert_eq!(code, 0, "{stderr}");
+    let comment = fake.comments()[0].body.clone();
+    for raw in ["@octocat", "<script>", "<img", "[x](javascript", "| <"] {
+        assert!(
+            !comment.contains(raw),
+            "`{raw}` reached the comment:\n{comment}"
+        );
+    }
+    assert_eq!(comment.matches("<!-- skillgate:summary -->").count(), 1);
+    let check = fake.check_runs()[0].clone();
+    insta::assert_snapshot!("hostile_comment", comment);
+    insta::assert_snapshot!("hostile_check_summary", check.summary.unwrap_or_default());
+    insta::assert_snapshot!("hostile_check_text", check.text.unwrap_or_default());
+    insta::assert_snapshot!(
+        "hostile_annotations",
+        serde_json::to_string_pretty(&check.annotations).expect("json")
+    );
+}
+
+#[test]
+fn publish_github_without_a_token_is_a_usage_error() {
+    let repo = Repo::plain();
+    repo.skill("skills/iota", "iota", 1, 0);
+    let doc = document(&repo, HEAD);
+    let job = Job::new();
+    let results = job.path("results.json");
+    std::fs::write(&results, doc.to_string()).expect("write");
+    let mut cmd = common::skillgate();
+    cmd.args(["publish", "--publish", "github", "--results"])
+        .arg(&results)
+        .arg("--repo")
+        .arg(job.dir.path());
+    let (code, _, stderr) = run(cmd);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("no repository") || stderr.contains("no GitHub token"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn documents_of_different_runs_are_not_merged() {
+    let repo = Repo::plain();
+    repo.skill("skills/kappa", "kappa", 1, 0);
+    let doc = document(&repo, HEAD);
+    let mut other = doc.clone();
+    other["run"]["head"] = json!(BASE);
+    let job = Job::new();
+    std::fs::write(job.path("a.json"), doc.to_string()).expect("write");
+    std::fs::write(job.path("b.json"), other.to_string()).expect("write");
+    let mut cmd = common::skillgate();
+    cmd.args(["publish", "--publish", "none", "--results"])
+        .arg(job.path("a.json"))
+        .arg(job.path("b.json"))
+        .arg("--repo")
+        .arg(job.dir.path());
+    let (code, _, stderr) = run(cmd);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("are not from the same run: their head commit differs"),
+        "{stderr}"
+    );
+    std::fs::write(job.path("c.json"), "{\"schema\": \"other/2\"}").expect("write");
+    let mut cmd = common::skillgate();
+    cmd.args(["publish", "--publish", "none", "--results"])
+        .arg(job.path("c.json"))
+        .arg("--repo")
+        .arg(job.dir.path());
+    let (code, _, stderr) = run(cmd);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("c.json: schema is `other/2`"), "{stderr}");
+}
