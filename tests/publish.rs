@@ -577,3 +577,114 @@ fn documents_of_different_runs_are_not_merged() {
     assert_eq!(code, 2);
     assert!(stderr.contains("c.json: schema is `other/2`"), "{stderr}");
 }
+
+#[test]
+fn above_the_apis_file_cap_git_is_asked_and_its_failure_explained() {
+    let (repo, _, head) = pull_request_repo();
+    let missing = "2222222222222222222222222222222222222222";
+    let fake = fake_for(missing, &head, &format!("{OWNER}/{REPO}"));
+    fake.update_pull(2, |pr| pr["changed_files"] = json!(3_500));
+    let job = Job::new();
+    let path = job.event("pull_request.opened.json", missing, &head);
+    let mut event: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("event")).expect("json");
+    event["pull_request"]["changed_files"] = json!(3_500);
+    std::fs::write(&path, event.to_string()).expect("write");
+    let mut cmd = repo.skillgate(&["check", "--publish", "none"]);
+    job.env(&mut cmd, &fake, "pull_request", &path);
+    let (code, _, stderr) = run(cmd);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains(
+            "cannot tell what pull request #2 changed: the pull request changes more files than GitHub's API lists (3,000), and fetching base 222222222222 failed"
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("fetch-depth: 0"), "{stderr}");
+    assert!(
+        fake.requests_for("pulls/list-files").is_empty(),
+        "a list that stops at the cap is not read"
+    );
+}
+
+#[test]
+fn of_two_sticky_comments_the_oldest_stays() {
+    let repo = Repo::plain();
+    repo.skill("skills/lambda", "lambda", 2, 0);
+    let doc = document(&repo, HEAD);
+    let fake = published_fake();
+    fake.add_issue_comment(2, "an unrelated comment", "octocat");
+    let oldest =
+        fake.add_issue_comment(2, "<!-- skillgate:summary -->\nold", "github-actions[bot]");
+    // Enough other comments that the second sticky one is on a later page.
+    for i in 0..120 {
+        fake.add_issue_comment(2, &format!("comment {i}"), "octocat");
+    }
+    let newer =
+        fake.add_issue_comment(2, "<!-- skillgate:summary -->\nrace", "github-actions[bot]");
+    let (code, _, stderr, _job) = publish(&doc, &fake, "");
+    fake.assert_no_violations();
+    assert_eq!(code, 0, "{stderr}");
+    let sticky: Vec<_> = fake
+        .comments()
+        .into_iter()
+        .filter(|c| c.body.starts_with("<!-- skillgate:summary -->"))
+        .collect();
+    assert_eq!(sticky.len(), 1);
+    assert_eq!(sticky[0].id, oldest);
+    assert!(sticky[0].body.contains("### skillgate: 1 skill gated"));
+    assert!(
+        fake.comments().iter().all(|c| c.id != newer),
+        "the newer one is deleted"
+    );
+    assert_eq!(
+        fake.requests_for("issues/update-comment").len(),
+        1,
+        "edited with PATCH"
+    );
+    assert!(fake.requests_for("issues/create-comment").is_empty());
+    assert_eq!(
+        fake.requests_for("issues/list-comments").len(),
+        2,
+        "both pages read"
+    );
+    assert_eq!(fake.comments().len(), 122);
+}
+
+#[test]
+fn matrix_shards_are_published_as_one_run() {
+    let repo = Repo::plain();
+    repo.skill("skills/mu", "mu", 2, 0);
+    repo.skill("skills/nu", "nu", 1, 1);
+    let doc = document(&repo, HEAD);
+    let (mut first, mut second) = (doc.clone(), doc.clone());
+    first["skills"] = json!([doc["skills"][0]]);
+    second["skills"] = json!([doc["skills"][1]]);
+    let job = Job::new();
+    std::fs::write(job.path("shard-1.json"), first.to_string()).expect("write");
+    std::fs::write(job.path("shard-2.json"), second.to_string()).expect("write");
+    let fake = published_fake();
+    let event = job.event("workflow_run.completed.with-pull-requests.json", BASE, HEAD);
+    let mut cmd = common::skillgate();
+    cmd.args(["publish", "--format", "json", "--results"])
+        .arg(job.path("shard-1.json"))
+        .arg(job.path("shard-2.json"))
+        .arg("--repo")
+        .arg(job.dir.path());
+    job.env(&mut cmd, &fake, "workflow_run", &event);
+    let (code, stdout, stderr) = run(cmd);
+    fake.assert_no_violations();
+    assert_eq!(code, 0, "{stderr}");
+    let merged: Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(merged["summary"]["skills"], 2);
+    let check = &fake.check_runs()[0];
+    assert_eq!(check.head_sha, HEAD);
+    assert!(
+        check
+            .title
+            .as_deref()
+            .unwrap_or_default()
+            .starts_with("2 skills gated")
+    );
+    assert_eq!(fake.comments().len(), 1);
+}

@@ -458,21 +458,34 @@ fn changes_without_history(
         }
         .into());
     };
+    let mut why = "the base commit is not in the checkout and there is no token to ask the API";
     if session.token.is_some() {
         let listed = session.with_client(async |client| {
             Ok(github::session::pull_files(client, repo, pull).await?)
         })?;
         match listed {
             Some(files) => return Ok(Some(files)),
-            None => warnings.push(format!(
-                "pull request #{} changes more than the {} files GitHub's API lists: fetching base {} with git instead",
-                pull.number,
-                github::session::PR_FILES_CAP,
-                short(base)
-            )),
+            None => {
+                warnings.push(format!(
+                    "pull request #{} changes more than the {} files GitHub's API lists: fetched base {} with git instead",
+                    pull.number,
+                    github::session::PR_FILES_CAP,
+                    short(base)
+                ));
+                why = "the pull request changes more files than GitHub's API lists (3,000)";
+            }
         }
     }
-    git.fetch_commit(base)?;
+    git.fetch_commit(base).map_err(|err| {
+        Error::usage(
+            format!(
+                "cannot tell what pull request #{} changed: {why}, and fetching base {} failed: {err}",
+                pull.number,
+                short(base)
+            ),
+            Some("check out with history: actions/checkout with `fetch-depth: 0`"),
+        )
+    })?;
     Ok(None)
 }
 
