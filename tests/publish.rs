@@ -688,3 +688,32 @@ fn matrix_shards_are_published_as_one_run() {
     );
     assert_eq!(fake.comments().len(), 1);
 }
+
+#[test]
+fn a_failure_to_publish_fails_the_job_but_keeps_its_summary() {
+    let repo = Repo::plain();
+    repo.skill("skills/xi", "xi", 2, 0);
+    let doc = document(&repo, HEAD);
+    let fake = published_fake();
+    // More 502s than the client retries.
+    fake.fail_next("checks/list-for-ref", 10, 502, &[], "bad gateway");
+    let (code, _, stderr, job) = publish(&doc, &fake, "");
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("error: GitHub answered GET /repos/octo-org/octo-repo/commits/"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("with 502"), "{stderr}");
+    assert_eq!(
+        fake.requests_for("checks/list-for-ref").len(),
+        5,
+        "1 + 4 retries"
+    );
+    let summary = job.summary();
+    assert!(
+        summary.contains("### skillgate: 1 skill gated"),
+        "{summary}"
+    );
+    assert!(summary.contains("publishing to GitHub failed"), "{summary}");
+    assert!(job.outputs().contains("tier<<skillgate_"));
+}

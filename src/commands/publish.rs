@@ -69,9 +69,16 @@ pub fn deliver(
         );
         write = false;
     }
+    // A failure to publish still leaves the job summary and outputs written, then fails.
+    let mut failed = None;
     if write {
-        let published = publish_to_github(run, config, session, stage, notes.clone())?;
-        notes = published;
+        match publish_to_github(run, config, session, stage, notes.clone()) {
+            Ok(published) => notes = published,
+            Err(err) => {
+                notes.push(format!("publishing to GitHub failed: {err}"));
+                failed = Some(err);
+            }
+        }
     }
     if let Some(path) = &session.step_summary {
         let mut text = render::markdown(run);
@@ -82,6 +89,9 @@ pub fn deliver(
     }
     if let Some(path) = &session.output {
         outputs::write_outputs(path, run).map_err(|err| Error::io("write", path, err))?;
+    }
+    if let Some(err) = failed {
+        return Err(err);
     }
     warnings.extend(notes);
     Ok(warnings)
