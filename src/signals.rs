@@ -40,6 +40,33 @@ pub struct Signals {
     /// version bump.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub breaking: Vec<String>,
+    /// The skill's `category` at the base, when the change gives it another one: the skill is
+    /// decided under the base category's policy, so it cannot pick a looser one for itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category_change: Option<CategoryChange>,
+}
+
+/// A `category` that differs between the base and the head (`None`: not set).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CategoryChange {
+    pub from: Option<String>,
+    pub to: Option<String>,
+}
+
+impl CategoryChange {
+    /// `Some` when `from` and `to` name different categories (compared without case, as
+    /// `[policy.categories]` are).
+    pub fn between(from: Option<&str>, to: Option<&str>) -> Option<Self> {
+        let same = match (from, to) {
+            (Some(a), Some(b)) => a.trim().eq_ignore_ascii_case(b.trim()),
+            (None, None) => true,
+            _ => false,
+        };
+        (!same).then(|| Self {
+            from: from.map(str::to_owned),
+            to: to.map(str::to_owned),
+        })
+    }
 }
 
 /// The signals measured from a skill's files, each with the evidence a reviewer needs

@@ -651,3 +651,76 @@ fn a_major_version_bump_or_a_new_name_is_a_breaking_change() {
         "{alpha}"
     );
 }
+
+/// A skill of `category`, whose suite passes `passed` of `passed + failed` TAP tests and writes
+/// an lcov report covering `covered` of 100 lines.
+fn categorised_skill(repo: &common::Repo, name: &str, category: &str, failed: usize, covered: u32) {
+    let dir = format!(".claude/skills/{name}");
+    repo.write(
+        &format!("{dir}/SKILL.md"),
+        &format!(
+            "---\nname: {name}\ndescription: The {name} skill, for tests.\nmetadata:\n  version: \"1.0.0\"\n  category: {category}\n---\n# {name}\n"
+        ),
+    );
+    let mut lcov = String::from("SF:lib.sh\\n");
+    for line in 1..=100 {
+        lcov.push_str(&format!("DA:{line},{}\\n", u32::from(line <= covered)));
+    }
+    lcov.push_str("end_of_record\\n");
+    let mut script = format!(
+        "printf '{lcov}' > \"$SKILLGATE_REPORT_DIR/lcov.info\"\necho '1..{}'\n",
+        20 + failed
+    );
+    for i in 1..=20 {
+        script.push_str(&format!("echo 'ok {i} - passes {i}'\n"));
+    }
+    for i in 1..=failed {
+        script.push_str(&format!("echo 'not ok {} - fails {i}'\n", 20 + i));
+    }
+    repo.write(&format!("{dir}/test.sh"), &script);
+}
+
+#[test]
+fn a_skill_cannot_pick_a_looser_policy_by_changing_its_category() {
+    let repo = Repo::git();
+    // Backend is enforced; testing only warns.
+    repo.write(
+        ".skillgate.toml",
+        "[policy.categories.backend]\nmode = \"enforce\"\n\n[policy.categories.testing]\nmode = \"warn\"\n",
+    );
+    // 20 of 25 tests pass (0.80): an expert at least, under enforcement.
+    categorised_skill(&repo, "mover", "backend", 5, 100);
+    categorised_skill(&repo, "stayer", "testing", 5, 100);
+    categorised_skill(&repo, "clean", "backend", 0, 100);
+    let base = repo.commit("three skills");
+    categorised_skill(&repo, "mover", "testing", 6, 100);
+    categorised_skill(&repo, "stayer", "testing", 6, 100);
+    categorised_skill(&repo, "clean", "testing", 0, 100);
+    let head = repo.commit("mover and clean call themselves testing");
+
+    let (_, doc) = run_json(&repo, &["check", "--base", &base, "--head", &head]);
+    // The same failures under testing's own policy: approved with warnings.
+    let stayer = common::skill(&doc, "stayer");
+    assert_eq!(stayer["decision"]["tier"], "auto", "{stayer}");
+    // Under backend's policy, as at the base: the pass rate 0.77 needs a maintainer.
+    let mover = common::skill(&doc, "mover");
+    assert_eq!(mover["decision"]["tier"], "human", "{mover}");
+    assert_eq!(mover["category"], "testing");
+    let reasons = mover["decision"]["reasons"].to_string();
+    assert!(
+        reasons.contains("category changed backend → testing; decided under backend's policy"),
+        "{reasons}"
+    );
+    assert!(!reasons.contains("policy mode warn"), "{reasons}");
+    assert_eq!(
+        mover["decision"]["criteria"]["category_change"],
+        serde_json::json!({"required": "backend", "actual": "testing", "passed": false})
+    );
+    // A skill that meets every criterion still has its new category confirmed by an expert.
+    let clean = common::skill(&doc, "clean");
+    assert_eq!(clean["decision"]["tier"], "escalate", "{clean}");
+    assert_eq!(
+        clean["decision"]["escalation_categories"],
+        serde_json::json!(["category-change"])
+    );
+}

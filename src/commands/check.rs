@@ -24,7 +24,7 @@ use crate::progress::Progress;
 use crate::render;
 
 use crate::runner::{self, Job};
-use crate::signals::{Analysis, CoverageSignal, Signals, SuiteSignal, TestCounts};
+use crate::signals::{Analysis, CategoryChange, CoverageSignal, Signals, SuiteSignal, TestCounts};
 use crate::skill::{self, Finding, Severity, SkillMeta};
 use crate::store::Store;
 use crate::suite::{self, REPORT_DIR, Resolution, Suite};
@@ -78,6 +78,8 @@ struct Prepared {
     analysis: Option<Analysis>,
     /// What breaks for the skill's users against the base: `name` changed, a major version.
     breaking: Vec<String>,
+    /// The base's `category` when the change gives the skill another one.
+    category_change: Option<CategoryChange>,
 }
 
 /// `progress` hears of each suite as it starts and ends.
@@ -542,6 +544,7 @@ fn prepare(
             resolution: Resolution::None,
             analysis: None,
             breaking: Vec::new(),
+            category_change: None,
         });
     }
     let dir = repo.join(&skill.dir);
@@ -585,16 +588,29 @@ fn prepare(
         ChangeKind::Modified => Some(file.clone()),
         _ => None,
     };
-    let breaking = base_file
+    let before = base_file
         .and_then(|path| base.and_then(|b| b.read(&path)))
-        .map(|text| {
-            let (before, _) = skill::read_meta(&text, &file, skill.dir_name());
-            skill::breaking_changes(&before, &meta)
+        .map(|text| skill::read_meta(&text, &file, skill.dir_name()).0);
+    let breaking = before
+        .as_ref()
+        .map(|before| {
+            skill::breaking_changes(before, &meta)
                 .iter()
                 .map(|b| crate::analysis::secrets::redact_text(b))
                 .collect()
         })
         .unwrap_or_default();
+    // A category picks the policy: the skill cannot choose a looser one for itself.
+    let category_change = before.as_ref().and_then(|before| {
+        CategoryChange::between(before.category.as_deref(), meta.category.as_deref()).map(
+            |change| CategoryChange {
+                from: change
+                    .from
+                    .map(|c| crate::analysis::secrets::redact_text(&c)),
+                to: change.to.map(|c| crate::analysis::secrets::redact_text(&c)),
+            },
+        )
+    });
     Ok(Prepared {
         change: change.clone(),
         name,
@@ -604,6 +620,7 @@ fn prepare(
         resolution,
         analysis: Some(analysis),
         breaking,
+        category_change,
     })
 }
 
@@ -750,15 +767,24 @@ fn assess(
         let duration = suite_report.as_ref().map_or(0, |s| s.duration_ms);
         TestResults::from_run(run, duration, timestamp, coverage.ratio(), coverage_delta)
     });
-    let policy = config.policy.for_category(p.meta.category.as_deref());
+    // A skill that changes its category is decided under the base category's policy.
+    let decided_under = match &p.category_change {
+        Some(change) => change.from.as_deref(),
+        None => p.meta.category.as_deref(),
+    };
+    let policy = config.policy.for_category(decided_under);
     let analysis = p.analysis;
     let risk = (p.change.kind != ChangeKind::Deleted).then(|| {
-        let critical = p.meta.category.as_ref().is_some_and(|c| {
-            policy
-                .critical_categories
-                .iter()
-                .any(|k| k.eq_ignore_ascii_case(c))
-        });
+        // Critical if either category is: leaving `security` does not lower the risk.
+        let critical = [decided_under, p.meta.category.as_deref()]
+            .into_iter()
+            .flatten()
+            .any(|c| {
+                policy
+                    .critical_categories
+                    .iter()
+                    .any(|k| k.eq_ignore_ascii_case(c))
+            });
         risk::score(
             &risk_inputs(
                 analysis.as_ref(),
@@ -796,6 +822,7 @@ fn assess(
         analysis,
         risk,
         breaking: p.breaking,
+        category_change: p.category_change,
     };
     let decision = decide(&signals, &policy);
     SkillResult {

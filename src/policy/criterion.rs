@@ -83,6 +83,9 @@ pub enum Category {
     Infrastructure,
     /// A database write: a DBA.
     Database,
+    /// The skill gives itself another `category`, and with it another policy: decided under
+    /// the base category's, and a reviewer confirms the new one.
+    CategoryChange,
     /// The skill declares `approval-level: escalate`.
     Declared,
     /// Would need a maintainer, but the policy mode is `escalate` (the seed's rollout).
@@ -101,6 +104,7 @@ impl Category {
             Self::Dependencies => "dependencies",
             Self::Infrastructure => "infrastructure",
             Self::Database => "database",
+            Self::CategoryChange => "category-change",
             Self::Declared => "declared",
             Self::Rollout => "rollout",
             Self::Unanalysed => "unanalysed",

@@ -189,6 +189,7 @@ mod tests {
             }),
             risk: None,
             breaking: Vec::new(),
+            category_change: None,
         }
     }
 

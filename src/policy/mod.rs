@@ -3,6 +3,7 @@
 mod analysis_complete;
 mod approval_level;
 mod breaking_change;
+mod category_change;
 mod complexity;
 mod content;
 mod coverage;

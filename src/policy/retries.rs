@@ -86,6 +86,7 @@ mod tests {
             analysis: None,
             risk: None,
             breaking: Vec::new(),
+            category_change: None,
         }
     }
 
