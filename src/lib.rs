@@ -13,6 +13,7 @@ pub mod commands;
 pub mod config;
 pub mod coverage;
 pub mod discover;
+pub mod documented;
 pub mod error;
 pub mod exit_codes;
 pub mod frontmatter;

@@ -37,7 +37,7 @@ pub struct Signals {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub risk: Option<crate::analysis::risk::RiskScore>,
     /// What breaks for the skill's users beyond removal or renaming: `name` changed, a major
-    /// version bump.
+    /// version bump, a documented input or field removed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub breaking: Vec<String>,
     /// The skill's `category` at the base, when the change gives it another one: the skill is

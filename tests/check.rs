@@ -724,3 +724,28 @@ fn a_skill_cannot_pick_a_looser_policy_by_changing_its_category() {
         serde_json::json!(["category-change"])
     );
 }
+
+#[test]
+fn removing_a_documented_input_is_a_breaking_change() {
+    let repo = Repo::git();
+    repo.skill(".claude/skills/alpha", "alpha", 3, 0);
+    let skill_md = repo.path().join(".claude/skills/alpha/SKILL.md");
+    let text = std::fs::read_to_string(&skill_md).expect("read");
+    let documented =
+        format!("{text}\n## Inputs\n\n- `region`: the AWS region\n- `bucket`: where to write\n");
+    repo.write(".claude/skills/alpha/SKILL.md", &documented);
+    let base = repo.commit("alpha documents region and bucket");
+    // Reordered and renamed to Parameters: nothing removed but `region`.
+    repo.write(
+        ".claude/skills/alpha/SKILL.md",
+        &format!("{text}\n## Parameters\n\n- `bucket`: where to write\n- `acl`: who reads\n"),
+    );
+    let head = repo.commit("alpha drops region");
+    let (_, doc) = run_json(&repo, &["check", "--base", &base, "--head", &head]);
+    let alpha = &doc["skills"][0];
+    assert_eq!(alpha["decision"]["tier"], "human", "{alpha}");
+    assert_eq!(
+        alpha["decision"]["criteria"]["breaking_change"]["actual"],
+        "documented input `region` removed"
+    );
+}

@@ -76,7 +76,8 @@ struct Prepared {
     resolution: Resolution,
     /// What the skill's files show; `None` for a deleted skill.
     analysis: Option<Analysis>,
-    /// What breaks for the skill's users against the base: `name` changed, a major version.
+    /// What breaks for the skill's users against the base: `name` changed, a major version, a
+    /// documented input or field removed.
     breaking: Vec<String>,
     /// The base's `category` when the change gives the skill another one.
     category_change: Option<CategoryChange>,
@@ -588,18 +589,24 @@ fn prepare(
         ChangeKind::Modified => Some(file.clone()),
         _ => None,
     };
-    let before = base_file
-        .and_then(|path| base.and_then(|b| b.read(&path)))
-        .map(|text| skill::read_meta(&text, &file, skill.dir_name()).0);
-    let breaking = before
+    let before_text = base_file.and_then(|path| base.and_then(|b| b.read(&path)));
+    let before = before_text
+        .as_deref()
+        .map(|text| skill::read_meta(text, &file, skill.dir_name()).0);
+    let mut breaking = before
         .as_ref()
-        .map(|before| {
-            skill::breaking_changes(before, &meta)
-                .iter()
-                .map(|b| crate::analysis::secrets::redact_text(b))
-                .collect()
-        })
+        .map(|before| skill::breaking_changes(before, &meta))
         .unwrap_or_default();
+    // Inputs and fields the base documented that the head no longer does.
+    if let Some(before_text) = &before_text
+        && let Some(now) = read_skill_md(&dir.join(&skill.skill_file))
+    {
+        breaking.extend(crate::documented::removed(before_text, &now));
+    }
+    let breaking = breaking
+        .iter()
+        .map(|b| crate::analysis::secrets::redact_text(b))
+        .collect();
     // A category picks the policy: the skill cannot choose a looser one for itself.
     let category_change = before.as_ref().and_then(|before| {
         CategoryChange::between(before.category.as_deref(), meta.category.as_deref()).map(
@@ -622,6 +629,18 @@ fn prepare(
         breaking,
         category_change,
     })
+}
+
+/// A `SKILL.md` as text, unless it is too large or unreadable (lint reports why).
+fn read_skill_md(path: &Path) -> Option<String> {
+    let file = std::fs::File::open(path).ok()?;
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut std::io::Read::take(file, skill::MAX_SKILL_FILE_BYTES + 1),
+        &mut text,
+    )
+    .ok()?;
+    (text.len() as u64 <= skill::MAX_SKILL_FILE_BYTES).then_some(text)
 }
 
 /// Two skills may not share a name: the audit trail keys skills by it.

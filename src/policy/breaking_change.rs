@@ -1,5 +1,6 @@
 //! Removing or renaming a skill breaks whoever loads it by name, and so does changing its
-//! `name` or its major version: a maintainer decides.
+//! `name` or its major version, or removing an input or field it documented
+//! ([`crate::documented`]): a maintainer decides.
 
 use super::Policy;
 use super::criterion::{Assessment, Criterion, Demand};
