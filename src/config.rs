@@ -110,6 +110,13 @@ pub struct PolicyConfig {
     pub critical_categories: Vec<String>,
     /// Per skill `category`: thresholds and mode that replace the ones above.
     pub categories: std::collections::BTreeMap<String, CategoryPolicy>,
+    /// The best tier a skill of this policy's category can get, and who said so (a category
+    /// template, or `[policy.categories.NAME]`); set per category, never in `[policy]` itself.
+    #[serde(skip)]
+    pub approval_level: Option<(crate::skill::Tier, String)>,
+    /// The `approval_criteria_templates` row whose criteria this policy took, by name.
+    #[serde(skip)]
+    pub template: Option<String>,
 }
 
 impl Default for PolicyConfig {
@@ -133,6 +140,8 @@ impl Default for PolicyConfig {
             .map(|s| (*s).to_owned())
             .collect(),
             categories: std::collections::BTreeMap::new(),
+            approval_level: None,
+            template: None,
         }
     }
 }
@@ -140,16 +149,38 @@ impl Default for PolicyConfig {
 impl PolicyConfig {
     /// The policy for a skill of `category`: its `[policy.categories.NAME]` over this one.
     pub fn for_category(&self, category: Option<&str>) -> PolicyConfig {
+        self.for_category_over(category, None)
+    }
+
+    /// The policy for a skill of `category`: these thresholds, then its category `template`
+    /// (named), then its `[policy.categories.NAME]`.
+    pub fn for_category_over(
+        &self,
+        category: Option<&str>,
+        template: Option<(&str, &CategoryPolicy)>,
+    ) -> PolicyConfig {
         let mut policy = self.clone();
+        if let Some((name, template)) = template {
+            policy.apply(template, &format!("template {name}"));
+            policy.template = Some(name.to_owned());
+        }
         // Categories are compared without case: `Backend` is `backend`.
-        let Some(over) = category.and_then(|c| {
+        if let Some((name, over)) = category.and_then(|c| {
             self.categories
                 .iter()
                 .find(|(name, _)| name.eq_ignore_ascii_case(c))
-                .map(|(_, over)| over)
-        }) else {
-            return policy;
-        };
+        }) {
+            policy.apply(over, &format!("[policy.categories.{name}]"));
+        }
+        policy
+    }
+
+    /// What `over` sets replaces what this policy has; `source` names it for reasons.
+    fn apply(&mut self, over: &CategoryPolicy, source: &str) {
+        let policy = self;
+        if let Some(level) = over.approval_level {
+            policy.approval_level = Some((level, source.to_owned()));
+        }
         if let Some(rate) = over.required_test_pass_rate {
             policy.required_test_pass_rate = rate;
         }
@@ -167,7 +198,6 @@ impl PolicyConfig {
         policy.human.risk = human.risk.unwrap_or(policy.human.risk);
         policy.human.complexity = human.complexity.unwrap_or(policy.human.complexity);
         policy.human.dependencies = human.dependencies.unwrap_or(policy.human.dependencies);
-        policy
     }
 }
 
@@ -227,6 +257,8 @@ impl RiskWeights {
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct CategoryPolicy {
     pub mode: Option<Mode>,
+    /// The best tier a skill of the category can get: `escalate` sends every one to an expert.
+    pub approval_level: Option<crate::skill::Tier>,
     pub required_test_pass_rate: Option<f64>,
     pub auto: CategoryAuto,
     pub human: CategoryHuman,
@@ -827,6 +859,53 @@ mod policy_tests {
         assert_eq!(backend.human.complexity, 15);
         assert_eq!(config.policy.for_category(Some("other")), base);
         assert_eq!(config.policy.for_category(Some("Backend")), backend);
+    }
+
+    #[test]
+    fn a_template_sits_between_the_policy_and_the_category() {
+        let config = parse(
+            "[policy.auto]\nrisk = 0.25\n\n[policy.categories.frontend]\napproval-level = \"human\"\n\
+             auto = { coverage = 0.85 }\n",
+        )
+        .expect("valid");
+        let template = CategoryPolicy {
+            approval_level: Some(crate::skill::Tier::Escalate),
+            required_test_pass_rate: Some(0.80),
+            auto: CategoryAuto {
+                coverage: Some(0.80),
+                complexity: Some(8),
+                ..CategoryAuto::default()
+            },
+            ..CategoryPolicy::default()
+        };
+        let frontend = config
+            .policy
+            .for_category_over(Some("frontend"), Some(("Frontend", &template)));
+        assert_eq!(frontend.template.as_deref(), Some("Frontend"));
+        assert_eq!(frontend.required_test_pass_rate, 0.80, "the template's");
+        assert_eq!(frontend.auto.complexity, 8, "the template's");
+        assert_eq!(
+            frontend.auto.coverage, 0.85,
+            "the config's, over the template's"
+        );
+        assert_eq!(
+            frontend.auto.risk, 0.25,
+            "the config's [policy], under the template"
+        );
+        assert_eq!(
+            frontend.approval_level,
+            Some((
+                crate::skill::Tier::Human,
+                "[policy.categories.frontend]".to_owned()
+            ))
+        );
+        let err = parse("[policy.categories.x]\napproval-level = \"sometimes\"\n")
+            .expect_err("unknown tier");
+        assert!(
+            err.to_string()
+                .contains(":2: `policy.categories.x.approval-level`"),
+            "{err}"
+        );
     }
 
     #[test]

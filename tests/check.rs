@@ -749,3 +749,81 @@ fn removing_a_documented_input_is_a_breaking_change() {
         "documented input `region` removed"
     );
 }
+
+#[test]
+fn category_templates_from_the_database_set_thresholds_and_config_overrides_them() {
+    let repo = Repo::plain();
+    // 92% coverage: enough for the seed's backend template (90%), not for the defaults (95%).
+    categorised_skill(&repo, "api", "backend", 0, 92);
+    categorised_skill(&repo, "tool", "testing", 0, 92);
+    categorised_skill(&repo, "widget", "frontend", 0, 100);
+    let (_, doc) = run_json(&repo, &["check", "--all"]);
+    let api = common::skill(&doc, "api");
+    assert_eq!(api["decision"]["tier"], "auto", "{api}");
+    assert_eq!(
+        api["decision"]["criteria"]["test_coverage"]["required"],
+        0.9
+    );
+    assert_eq!(
+        api["decision"]["criteria"]["cyclomatic_complexity"]["required"],
+        "<= 10"
+    );
+    let tool = common::skill(&doc, "tool");
+    assert_eq!(tool["decision"]["tier"], "escalate", "{tool}");
+    assert_eq!(tool["decision"]["escalation_categories"][0], "coverage");
+    // The seed's frontend template allows escalate at best.
+    let widget = common::skill(&doc, "widget");
+    assert_eq!(widget["decision"]["tier"], "escalate", "{widget}");
+    assert_eq!(
+        widget["decision"]["escalation_categories"],
+        serde_json::json!(["category-level"])
+    );
+    assert!(
+        widget["decision"]["reasons"].to_string().contains(
+            "template Frontend Component - Escalated Review sends every skill of its category to an expert"
+        ),
+        "{widget}"
+    );
+
+    // The config has the last word, per key.
+    repo.write(
+        ".skillgate.toml",
+        "[policy.categories.backend]\nauto = { coverage = 0.93 }\n\n\
+         [policy.categories.frontend]\napproval-level = \"auto\"\n",
+    );
+    let (_, doc) = run_json(&repo, &["check", "--all"]);
+    let api = common::skill(&doc, "api");
+    assert_eq!(api["decision"]["tier"], "escalate", "{api}");
+    assert_eq!(
+        api["decision"]["criteria"]["test_coverage"]["required"],
+        0.93
+    );
+    assert_eq!(
+        api["decision"]["criteria"]["cyclomatic_complexity"]["required"], "<= 10",
+        "what the config does not set stays the template's"
+    );
+    assert_eq!(common::skill(&doc, "widget")["decision"]["tier"], "auto");
+}
+
+#[test]
+fn a_broken_category_template_stops_the_run_and_is_named() {
+    let repo = Repo::plain();
+    categorised_skill(&repo, "api", "backend", 0, 92);
+    let (code, _) = run_json(&repo, &["check", "--all"]);
+    assert_eq!(code, 0);
+    let conn = rusqlite::Connection::open(repo.db()).expect("db");
+    conn.execute(
+        "UPDATE approval_criteria_templates SET criteria_json = 'not json' WHERE category = 'backend'",
+        [],
+    )
+    .expect("update");
+    drop(conn);
+    let (code, _out, err) = run(repo.skillgate(&["check", "--all"]));
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(
+            "template `Backend API Service - Auto Approval`: criteria_json is not JSON: expected ident at line 1 column 2"
+        ),
+        "{err}"
+    );
+}

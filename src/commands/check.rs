@@ -20,6 +20,7 @@ use crate::git::Git;
 use crate::github::{self, Session, Token};
 use crate::lint;
 use crate::policy::decide;
+use crate::policy::template::{self, CategoryTemplate};
 use crate::progress::Progress;
 use crate::render;
 
@@ -110,6 +111,8 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
         .unwrap_or_else(|| repo.join(".skillgate").join("skills.db"));
     // Open (and migrate, or refuse) the audit trail before spending minutes on suites.
     let mut store = Store::open(&db_path)?;
+    // Category templates sit between the defaults and the config; a broken one stops the run.
+    let templates = store.category_templates()?;
 
     let mut prepared: Vec<Prepared> = scope
         .changes
@@ -190,10 +193,11 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
     let mut skills = Vec::with_capacity(prepared.len());
     for (p, attempts) in prepared.into_iter().zip(attempts) {
         let previous = store.previous_coverage(&p.name)?;
+        let policy = policy_for(&p, &config, &templates);
         skills.push(assess(
             p,
             attempts,
-            &config,
+            policy,
             &settings,
             &finished_at,
             previous,
@@ -684,7 +688,7 @@ fn job(label: String, repo: &Path, base: &Path, skill: &SkillDir, suite: &Suite)
 fn assess(
     p: Prepared,
     mut attempts: Vec<Attempt>,
-    config: &Config,
+    policy: crate::policy::Policy,
     settings: &runner::Settings,
     timestamp: &str,
     previous_coverage: Option<f64>,
@@ -786,16 +790,12 @@ fn assess(
         let duration = suite_report.as_ref().map_or(0, |s| s.duration_ms);
         TestResults::from_run(run, duration, timestamp, coverage.ratio(), coverage_delta)
     });
-    // A skill that changes its category is decided under the base category's policy.
-    let decided_under = match &p.category_change {
-        Some(change) => change.from.as_deref(),
-        None => p.meta.category.as_deref(),
-    };
-    let policy = config.policy.for_category(decided_under);
+    let decided_under =
+        decided_under(p.category_change.as_ref(), p.meta.category.as_deref()).map(str::to_owned);
     let analysis = p.analysis;
     let risk = (p.change.kind != ChangeKind::Deleted).then(|| {
         // Critical if either category is: leaving `security` does not lower the risk.
-        let critical = [decided_under, p.meta.category.as_deref()]
+        let critical = [decided_under.as_deref(), p.meta.category.as_deref()]
             .into_iter()
             .flatten()
             .any(|c| {
@@ -864,6 +864,31 @@ fn assess(
         signals,
         decision,
     }
+}
+
+/// The category whose policy decides a skill: a skill that changes its category is decided
+/// under the base's, so it cannot pick a looser policy for itself.
+fn decided_under<'p>(
+    change: Option<&'p CategoryChange>,
+    category: Option<&'p str>,
+) -> Option<&'p str> {
+    match change {
+        Some(change) => change.from.as_deref(),
+        None => category,
+    }
+}
+
+/// A skill's policy: the config's `[policy]`, its category's template, its
+/// `[policy.categories.NAME]`.
+fn policy_for(
+    p: &Prepared,
+    config: &Config,
+    templates: &[CategoryTemplate],
+) -> crate::policy::Policy {
+    let category = decided_under(p.category_change.as_ref(), p.meta.category.as_deref());
+    let template =
+        template::for_category(templates, category).map(|t| (t.name.as_str(), &t.policy));
+    config.policy.for_category_over(category, template)
 }
 
 /// The risk score's inputs from what the gate measured.

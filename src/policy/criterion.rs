@@ -86,6 +86,8 @@ pub enum Category {
     /// The skill gives itself another `category`, and with it another policy: decided under
     /// the base category's, and a reviewer confirms the new one.
     CategoryChange,
+    /// The skill's category allows no better than escalate (a template or the config).
+    CategoryLevel,
     /// The skill declares `approval-level: escalate`.
     Declared,
     /// Would need a maintainer, but the policy mode is `escalate` (the seed's rollout).
@@ -105,6 +107,7 @@ impl Category {
             Self::Infrastructure => "infrastructure",
             Self::Database => "database",
             Self::CategoryChange => "category-change",
+            Self::CategoryLevel => "category-level",
             Self::Declared => "declared",
             Self::Rollout => "rollout",
             Self::Unanalysed => "unanalysed",

@@ -4,6 +4,7 @@ mod analysis_complete;
 mod approval_level;
 mod breaking_change;
 mod category_change;
+mod category_level;
 mod complexity;
 mod content;
 mod coverage;
@@ -20,6 +21,7 @@ mod risk;
 mod secrets;
 mod security_sensitive;
 mod suite_exit;
+pub mod template;
 mod test_suite;
 
 pub use criterion::{Assessment, Category, Check, Criterion, Demand};

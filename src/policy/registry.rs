@@ -2,9 +2,9 @@
 
 use super::Criterion;
 use super::{
-    analysis_complete, approval_level, breaking_change, category_change, complexity, coverage,
-    database_write, dependencies, infrastructure, lint, pass_rate, retries, risk, secrets,
-    security_sensitive, suite_exit, test_suite,
+    analysis_complete, approval_level, breaking_change, category_change, category_level,
+    complexity, coverage, database_write, dependencies, infrastructure, lint, pass_rate, retries,
+    risk, secrets, security_sensitive, suite_exit, test_suite,
 };
 
 pub static CRITERIA: &[&dyn Criterion] = &[
@@ -24,5 +24,6 @@ pub static CRITERIA: &[&dyn Criterion] = &[
     &database_write::DatabaseWrite,
     &analysis_complete::AnalysisComplete,
     &approval_level::ApprovalLevel,
+    &category_level::CategoryLevel,
     &category_change::CategoryChange,
 ];

@@ -39,6 +39,12 @@ pub enum StoreError {
         #[source]
         source: rusqlite::Error,
     },
+    #[error("audit database {}: template `{name}`: {message}", path.display())]
+    Template {
+        path: PathBuf,
+        name: String,
+        message: String,
+    },
     #[error("failed to read {}: {source}", path.display())]
     Read {
         path: PathBuf,
@@ -51,6 +57,10 @@ impl StoreError {
     pub fn help(&self) -> Option<&str> {
         match self {
             Self::TooNew { .. } => Some("upgrade skillgate, or point --db at another file"),
+            Self::Template { .. } => Some(
+                "fix the row in approval_criteria_templates, or delete it and set the category's \
+                 thresholds in [policy.categories.NAME] of the config",
+            ),
             _ => None,
         }
     }

@@ -5,6 +5,7 @@ mod error;
 mod history;
 mod open;
 mod skills;
+mod templates;
 
 pub use chain::{GENESIS, row_hash};
 pub use error::StoreError;

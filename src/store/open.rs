@@ -7,10 +7,16 @@ use rusqlite::Connection;
 use super::StoreError;
 
 /// Every migration, in order; the schema version is the number applied (`PRAGMA user_version`).
-pub const MIGRATIONS: &[(&str, &str)] = &[(
-    "0001_schema.sql",
-    include_str!("../../migrations/0001_schema.sql"),
-)];
+pub const MIGRATIONS: &[(&str, &str)] = &[
+    (
+        "0001_schema.sql",
+        include_str!("../../migrations/0001_schema.sql"),
+    ),
+    (
+        "0002_category_templates.sql",
+        include_str!("../../migrations/0002_category_templates.sql"),
+    ),
+];
 
 /// The schema version this binary writes.
 pub const LATEST_VERSION: i64 = MIGRATIONS.len() as i64;
