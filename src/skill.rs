@@ -538,12 +538,7 @@ impl FieldReader<'_> {
                     text
                 })
                 .collect(),
-            Value::String(s) => s
-                .split([',', ' '])
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_owned)
-                .collect(),
+            Value::String(s) => split_list(s),
             Value::Null => Vec::new(),
             _ => {
                 self.wrong(key, node, "a list of text");
@@ -604,6 +599,35 @@ impl FieldReader<'_> {
         }
         tier
     }
+}
+
+/// A list written as one string, split at commas and spaces outside parentheses (the spec's
+/// space-separated `allowed-tools`: `Bash(git status:*) Read` is two tools, not three).
+fn split_list(text: &str) -> Vec<String> {
+    let mut items = Vec::new();
+    let mut current = String::new();
+    let mut depth = 0usize;
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' | ' ' | '\t' if depth == 0 => {
+                let item = current.trim();
+                if !item.is_empty() {
+                    items.push(item.to_owned());
+                }
+                current.clear();
+                continue;
+            }
+            _ => {}
+        }
+        current.push(c);
+    }
+    let item = current.trim();
+    if !item.is_empty() {
+        items.push(item.to_owned());
+    }
+    items
 }
 
 fn scalar_text(value: &Value) -> Option<String> {
@@ -710,6 +734,24 @@ mod tests {
 
     fn rules(findings: &[Finding]) -> Vec<&str> {
         findings.iter().map(|f| f.rule.as_str()).collect()
+    }
+
+    #[test]
+    fn allowed_tools_keep_their_parenthesised_restrictions() {
+        let (meta, _) = read(
+            "---\nname: pdf\ndescription: Read PDFs.\nallowed-tools: Bash(git status:*) Read  Bash(npm run test:*),Grep\n---\nbody\n",
+        );
+        assert_eq!(
+            meta.allowed_tools,
+            vec!["Bash(git status:*)", "Read", "Bash(npm run test:*)", "Grep"]
+        );
+        assert_eq!(split_list("a, b c"), vec!["a", "b", "c"]);
+        // An unbalanced parenthesis keeps the rest together rather than inventing tools.
+        assert_eq!(
+            split_list("Bash(git status Read"),
+            vec!["Bash(git status Read"]
+        );
+        assert_eq!(split_list("x) y"), vec!["x)", "y"]);
     }
 
     #[test]

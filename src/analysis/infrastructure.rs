@@ -355,8 +355,8 @@ const INFRASTRUCTURE_CLIS: &[&str] = &[
 ];
 
 /// How an `allowed-tools` entry grants a shell, as written; `None` when it does not.
-/// `SkillMeta` splits the field at spaces too, so `Bash(git status:*)` may arrive as
-/// `Bash(git` and `status:*)`: the restriction is read up to `)` or the end.
+/// `SkillMeta` keeps `Bash(git status:*)` whole; a list item written without its `)` is read to
+/// the end all the same.
 fn shell_grant(entry: &str) -> Option<String> {
     let entry = entry.trim();
     let (tool, restriction) = match entry.split_once('(') {
