@@ -17,7 +17,9 @@
 //!   `docker stack|service|swarm`, `aws <service> create-*|delete-*|update-*|put-*|run-*|…` (not
 //!   the data services `s3`, `s3api`, `dynamodb`, `sqs`, `sns`, `logs`), `gcloud …
 //!   create|delete|deploy|update|*-iam-policy*`, `az … create|delete|update|deploy`,
-//!   `gh secret|variable set|delete`, `gh workflow run|enable|disable`.
+//!   `gh secret|variable set|delete`, `gh workflow run|enable|disable`, `systemctl start|stop|
+//!   restart|reload|enable|disable|mask|daemon-reload|…` (not `status`, `show`, `list-*`),
+//!   `service NAME start|stop|restart|reload|force-reload`.
 //! - **allowed-tools** granting a shell: `Bash`, `Shell`, `Terminal`, `PowerShell` (any case)
 //!   without a restriction, with a wildcard one (`Bash(*)`, `Bash(:*)`), or restricted to an
 //!   infrastructure CLI (`Bash(kubectl:*)`, `Bash(terraform apply)`). `Bash(git status:*)` grants
@@ -266,6 +268,29 @@ fn infrastructure_command(c: &Command<'_>) -> Option<String> {
         "pulumi" => verb(&["up", "destroy", "update"]),
         "cdk" | "sam" | "serverless" | "sls" => verb(&["deploy", "destroy", "remove"]),
         "ansible-playbook" => Some(c.name.to_owned()),
+        // A host's services: starting, stopping or enabling one changes what the machine runs.
+        "systemctl" => verb(&[
+            "start",
+            "stop",
+            "restart",
+            "try-restart",
+            "reload",
+            "reload-or-restart",
+            "enable",
+            "disable",
+            "reenable",
+            "mask",
+            "unmask",
+            "kill",
+            "isolate",
+            "set-default",
+            "set-property",
+            "edit",
+            "link",
+            "preset",
+            "daemon-reload",
+        ]),
+        "service" => verb(&["start", "stop", "restart", "reload", "force-reload"]),
         "docker" | "podman" => match operands.first().copied() {
             Some("stack" | "service" | "swarm") => Some(named(&operands[..operands.len().min(2)])),
             Some("push") => Some(named(&["push"])),
@@ -336,6 +361,8 @@ const SHELL_TOOLS: &[&str] = &[
 /// Infrastructure CLIs: a grant restricted to one of them still changes infrastructure.
 const INFRASTRUCTURE_CLIS: &[&str] = &[
     "kubectl",
+    "systemctl",
+    "service",
     "oc",
     "helm",
     "terraform",
@@ -431,6 +458,27 @@ mod tests {
                 ("Terraform", "deploy/main.tf", 1),
                 ("Kubernetes manifest (Deployment)", "k8s/app.yaml", 3),
                 ("Ansible playbook", "play.yml", 1),
+            ]
+        );
+    }
+
+    #[test]
+    fn services_started_stopped_or_enabled_change_the_host() {
+        let infra = analyze_texts(
+            &[(
+                "restart.sh",
+                "systemctl status nginx\nsudo systemctl restart nginx\nsystemctl --user enable --now sync.timer\nsystemctl list-units\nservice nginx status\nservice postgresql reload\nsudo systemctl daemon-reload\n",
+            )],
+            &["Bash(systemctl:*)", "Bash(git status:*)"],
+        );
+        assert_eq!(
+            found(&infra),
+            vec![
+                ("allowed-tools grants Bash(systemctl:*)", "SKILL.md", 1),
+                ("systemctl restart", "restart.sh", 2),
+                ("systemctl enable", "restart.sh", 3),
+                ("service reload", "restart.sh", 6),
+                ("systemctl daemon-reload", "restart.sh", 7),
             ]
         );
     }
