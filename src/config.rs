@@ -114,9 +114,6 @@ pub struct PolicyConfig {
     /// template, or `[policy.categories.NAME]`); set per category, never in `[policy]` itself.
     #[serde(skip)]
     pub approval_level: Option<(crate::skill::Tier, String)>,
-    /// The `approval_criteria_templates` row whose criteria this policy took, by name.
-    #[serde(skip)]
-    pub template: Option<String>,
 }
 
 impl Default for PolicyConfig {
@@ -141,7 +138,6 @@ impl Default for PolicyConfig {
             .collect(),
             categories: std::collections::BTreeMap::new(),
             approval_level: None,
-            template: None,
         }
     }
 }
@@ -162,7 +158,6 @@ impl PolicyConfig {
         let mut policy = self.clone();
         if let Some((name, template)) = template {
             policy.apply(template, &format!("template {name}"));
-            policy.template = Some(name.to_owned());
         }
         // Categories are compared without case: `Backend` is `backend`.
         if let Some((name, over)) = category.and_then(|c| {
@@ -881,7 +876,6 @@ mod policy_tests {
         let frontend = config
             .policy
             .for_category_over(Some("frontend"), Some(("Frontend", &template)));
-        assert_eq!(frontend.template.as_deref(), Some("Frontend"));
         assert_eq!(frontend.required_test_pass_rate, 0.80, "the template's");
         assert_eq!(frontend.auto.complexity, 8, "the template's");
         assert_eq!(
