@@ -43,6 +43,10 @@ pub struct Routing {
     pub declared: Option<Route>,
     pub rollout: Option<Route>,
     pub unanalysed: Option<Route>,
+    /// A skill that changed its `category`.
+    pub category_change: Option<Route>,
+    /// A category whose template or config allows no better than escalate.
+    pub category_level: Option<Route>,
     /// Any escalation whose category has no route of its own.
     pub escalate: Option<Route>,
     /// The human tier (and skills that need correction, once corrected).
@@ -70,6 +74,8 @@ impl Routing {
             Category::Declared => self.declared.as_ref(),
             Category::Rollout => self.rollout.as_ref(),
             Category::Unanalysed => self.unanalysed.as_ref(),
+            Category::CategoryChange => self.category_change.as_ref(),
+            Category::CategoryLevel => self.category_level.as_ref(),
         }
     }
 
@@ -131,6 +137,8 @@ impl Routing {
             ("declared", &self.declared),
             ("rollout", &self.rollout),
             ("unanalysed", &self.unanalysed),
+            ("category-change", &self.category_change),
+            ("category-level", &self.category_level),
             ("escalate", &self.escalate),
             ("human", &self.human),
         ]
