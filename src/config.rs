@@ -20,6 +20,7 @@ pub struct Config {
     pub policy: PolicyConfig,
     pub lint: LintConfig,
     pub routing: crate::routing::Routing,
+    pub audit: crate::audit::AuditConfig,
 }
 
 /// `[lint]`: how strictly `SKILL.md` files are read.
@@ -560,6 +561,9 @@ impl Config {
         }
         if let Some((key, message)) = self.routing.problem() {
             return Err(invalid(text, path, "routing", key, message));
+        }
+        if let Some((key, message)) = self.audit.problem() {
+            return Err(invalid(text, path, "audit", key, message));
         }
         if self.runner.jobs == Some(0) {
             return Err(invalid(

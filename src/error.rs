@@ -21,6 +21,9 @@ pub enum Error {
     #[error(transparent)]
     Github(#[from] crate::github::GithubError),
 
+    #[error(transparent)]
+    Audit(#[from] crate::audit::AuditError),
+
     /// A report or coverage file is in a known format but broken (names the file and line).
     #[error(transparent)]
     Read(#[from] crate::results::ReadError),
@@ -74,6 +77,7 @@ impl Error {
             Self::Git(err) => err.help(),
             Self::Store(err) => err.help(),
             Self::Github(err) => err.help(),
+            Self::Audit(err) => err.help(),
             _ => None,
         }
     }

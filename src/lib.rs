@@ -7,6 +7,7 @@
 
 pub mod analysis;
 pub mod attempt;
+pub mod audit;
 pub mod changes;
 pub mod cli;
 pub mod commands;

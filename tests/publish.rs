@@ -717,3 +717,178 @@ fn a_failure_to_publish_fails_the_job_but_keeps_its_summary() {
     assert!(summary.contains("publishing to GitHub failed"), "{summary}");
     assert!(job.outputs().contains("tier<<skillgate_"));
 }
+
+// ---- the audit trail on its branch ---------------------------------------------------------
+
+const AUDIT_DB: &str = ".skillgate/skills.db";
+
+/// (rows, distinct runs, whether every row chains to the one before) of a database file.
+fn trail_rows(bytes: &[u8]) -> (usize, usize, bool) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("skills.db");
+    std::fs::write(&path, bytes).expect("write db");
+    let conn = rusqlite::Connection::open(&path).expect("open db");
+    let mut stmt = conn
+        .prepare("SELECT run_id, prev_hash, row_hash FROM approval_history ORDER BY id")
+        .expect("query");
+    let rows: Vec<(Option<String>, Option<String>, Option<String>)> = stmt
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .expect("rows")
+        .map(|r| r.expect("row"))
+        .collect();
+    let mut runs: Vec<&Option<String>> = rows.iter().map(|r| &r.0).collect();
+    runs.sort();
+    runs.dedup();
+    let chained = rows
+        .windows(2)
+        .all(|w| w[1].1 == w[0].2 && w[1].2.is_some());
+    (rows.len(), runs.len(), chained)
+}
+
+fn run_document(run_id: &str) -> Value {
+    let repo = Repo::plain();
+    repo.skill("skills/omicron", "omicron", 2, 0);
+    repo.skill("skills/pi", "pi", 1, 1);
+    let mut doc = document(&repo, HEAD);
+    doc["run"]["run_id"] = json!(run_id);
+    doc
+}
+
+#[test]
+fn the_audit_branch_is_created_then_advanced_and_a_rerun_adds_nothing() {
+    let fake = published_fake();
+    let first = run_document("100");
+    let (code, _, stderr, _job) = publish(&first, &fake, "");
+    fake.assert_no_violations();
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("audit trail committed to skillgate/audit"),
+        "{stderr}"
+    );
+    let head = fake
+        .ref_sha("refs/heads/skillgate/audit")
+        .expect("branch created");
+    assert!(
+        fake.git_commit(&head).expect("commit").parents.is_empty(),
+        "an orphan commit"
+    );
+    let bytes = fake
+        .file_at("skillgate/audit", AUDIT_DB)
+        .expect("db on the branch");
+    assert_eq!(trail_rows(&bytes), (2, 1, true));
+
+    // The same job again: nothing new, no commit.
+    let (code, _, stderr, _job) = publish(&first, &fake, "");
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        fake.ref_sha("refs/heads/skillgate/audit"),
+        Some(head.clone())
+    );
+    assert_eq!(fake.requests_for("git/create-commit").len(), 1);
+
+    // Another run lands on top.
+    let (code, _, stderr, _job) = publish(&run_document("101"), &fake, "");
+    assert_eq!(code, 0, "{stderr}");
+    let next = fake.ref_sha("refs/heads/skillgate/audit").expect("branch");
+    assert_eq!(fake.git_commit(&next).expect("commit").parents, [head]);
+    let bytes = fake.file_at("skillgate/audit", AUDIT_DB).expect("db");
+    assert_eq!(trail_rows(&bytes), (4, 2, true));
+    fake.assert_no_violations();
+}
+
+#[test]
+fn a_run_that_loses_the_race_rereads_and_lands() {
+    let fake = published_fake();
+    let (code, _, stderr, _job) = publish(&run_document("200"), &fake, "");
+    assert_eq!(code, 0, "{stderr}");
+    // Another run's database, committed while this one is between reading and updating.
+    let other = {
+        let (code, _, stderr, _job) = publish(&run_document("201"), &fake, "");
+        assert_eq!(code, 0, "{stderr}");
+        fake.file_at("skillgate/audit", AUDIT_DB).expect("db")
+    };
+    // Slow enough between the blob and the update for another run to move the branch.
+    fake.delay_next("git/create-tree", 1, Duration::from_millis(800));
+    let job = Job::new();
+    let results = job.path("results.json");
+    std::fs::write(&results, run_document("202").to_string()).expect("write");
+    let event = job.event("workflow_run.completed.with-pull-requests.json", BASE, HEAD);
+    let mut cmd = common::skillgate();
+    cmd.arg("publish")
+        .arg("--results")
+        .arg(&results)
+        .arg("--repo")
+        .arg(job.dir.path());
+    job.env(&mut cmd, &fake, "workflow_run", &event);
+    let child = cmd
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    // Move the branch once this run has read it and uploaded its blob.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while fake.requests_for("git/create-blob").len() < 3 {
+        assert!(
+            Instant::now() < deadline,
+            "the run never uploaded its database"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    fake.commit_files("skillgate/audit", &[(AUDIT_DB, &other)], "a racing run");
+    let out = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    fake.assert_no_violations();
+    let moved: Vec<_> = fake
+        .requests_for("git/update-ref")
+        .into_iter()
+        .map(|r| r.status)
+        .collect();
+    assert!(
+        moved.contains(&422),
+        "the first update lost the race: {moved:?}"
+    );
+    let bytes = fake.file_at("skillgate/audit", AUDIT_DB).expect("db");
+    // Runs 200 and 201 (in the racer's database) and 202, each once, chained.
+    assert_eq!(trail_rows(&bytes), (6, 3, true));
+}
+
+#[test]
+fn eight_concurrent_publishers_all_land() {
+    let fake = published_fake();
+    let jobs: Vec<(Job, std::process::Child)> = (0..8)
+        .map(|i| {
+            let job = Job::new();
+            let results = job.path("results.json");
+            std::fs::write(&results, run_document(&format!("30{i}")).to_string()).expect("write");
+            let event = job.event("workflow_run.completed.with-pull-requests.json", BASE, HEAD);
+            let mut cmd = common::skillgate();
+            cmd.arg("publish")
+                .arg("--results")
+                .arg(&results)
+                .arg("--repo")
+                .arg(job.dir.path())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped());
+            job.env(&mut cmd, &fake, "workflow_run", &event);
+            let child = cmd.spawn().expect("spawn");
+            (job, child)
+        })
+        .collect();
+    for (_job, child) in jobs {
+        let out = child.wait_with_output().expect("wait");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    fake.assert_no_violations();
+    let bytes = fake.file_at("skillgate/audit", AUDIT_DB).expect("db");
+    assert_eq!(
+        trail_rows(&bytes),
+        (16, 8, true),
+        "every run once, one chain"
+    );
+}

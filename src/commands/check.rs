@@ -7,6 +7,7 @@ use std::time::SystemTime;
 use crate::analysis::risk::{self, RiskInputs};
 use crate::analysis::{self, Sources};
 use crate::attempt::{self, Attempt};
+use crate::audit;
 use crate::changes::{ChangeKind, SkillChange, skill_changes};
 use crate::cli::{CheckArgs, OutputFormat};
 use crate::commands::publish;
@@ -93,6 +94,7 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
     }
     let config = Config::load(&repo, args.config.as_deref())?;
     let session = Session::from_env(args.github.token.as_ref().map(Token::expose))?;
+    let plan = publish::plan(args.github.publish, &session, publish::Stage::Check)?;
     let layout = Layout::new(&config.skills);
     let tree = layout
         .find_skills(&repo)
@@ -105,10 +107,19 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
         );
     }
 
-    let db_path = args
-        .db
-        .clone()
-        .unwrap_or_else(|| repo.join(".skillgate").join("skills.db"));
+    // In a job that publishes, the audit trail is the audit branch's; read it first.
+    let mut trail = if plan.write {
+        audit::connect(&config.audit, &session, &repo)?
+    } else {
+        None
+    };
+    let db_path = match &trail {
+        Some(trail) => trail.path(),
+        None => args
+            .db
+            .clone()
+            .unwrap_or_else(|| repo.join(&config.audit.db)),
+    };
     // Open (and migrate, or refuse) the audit trail before spending minutes on suites.
     let mut store = Store::open(&db_path)?;
     // Category templates sit between the defaults and the config; a broken one stops the run.
@@ -212,17 +223,27 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
         findings: tree.findings,
         skills,
     };
-    store.record(&run)?;
+    let stats = store.record(&run)?;
+    drop(store);
     if let Some(out) = &args.out {
         write_atomically(out, render::json(&run).as_bytes())?;
     }
     warnings.extend(publish::deliver(
         &run,
         &config,
-        args.github.publish,
+        plan,
         &session,
         publish::Stage::Check,
     )?);
+    if let Some(trail) = &mut trail {
+        warnings.extend(publish::commit_trail(
+            trail,
+            &run,
+            stats.inserted > 0,
+            &repo,
+            &config,
+        )?);
+    }
     let stdout = match args.format {
         OutputFormat::Text => render::text(&run),
         OutputFormat::Markdown => render::markdown(&run),

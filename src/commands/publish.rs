@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::audit;
 use crate::cli::{PublishArgs, PublishMode};
 use crate::config::Config;
 use crate::error::Error;
@@ -26,49 +27,69 @@ pub enum Stage {
 /// Says why a fork's pull request got only a job summary.
 pub const FORK_NOTE: &str = "This pull request comes from a fork, so its token is read-only: skillgate wrote only the job summary. To post the check run and the comment, run `skillgate check --publish none --out results.json` here, upload results.json as an artifact, and run `skillgate publish --results results.json` from a `workflow_run` workflow (see the README).";
 
-/// Deliver `run`: to GitHub when `mode` (and the job) allow it, then the job summary and
-/// outputs. Returns warnings for the log.
-pub fn deliver(
-    run: &GateRun,
-    config: &Config,
-    mode: PublishMode,
-    session: &Session,
-    stage: Stage,
-) -> Result<Vec<String>, Error> {
-    let mut notes: Vec<String> = Vec::new();
-    let mut warnings: Vec<String> = Vec::new();
-    let wanted = match mode {
-        PublishMode::None => false,
-        PublishMode::Github => true,
-        PublishMode::Auto => session.in_actions && session.event.is_some(),
+/// Whether this job writes to GitHub, decided before any suite runs (a `--publish github`
+/// that cannot happen fails at once).
+#[derive(Debug, Default)]
+pub struct Plan {
+    pub write: bool,
+    /// Lines for the job summary and the comment.
+    pub notes: Vec<String>,
+    /// Lines for the log only.
+    pub warnings: Vec<String>,
+}
+
+pub fn plan(mode: PublishMode, session: &Session, stage: Stage) -> Result<Plan, Error> {
+    let mut plan = Plan {
+        write: match mode {
+            PublishMode::None => false,
+            PublishMode::Github => true,
+            PublishMode::Auto => session.in_actions && session.event.is_some(),
+        },
+        ..Plan::default()
     };
-    let mut write = wanted;
-    if write && stage == Stage::Check && session.pull().is_some_and(|p| p.is_fork()) {
-        write = false;
-        notes.push(FORK_NOTE.to_owned());
+    if plan.write && stage == Stage::Check && session.pull().is_some_and(|p| p.is_fork()) {
+        plan.write = false;
+        plan.notes.push(FORK_NOTE.to_owned());
     }
-    if write && session.repo.is_none() {
+    if plan.write && session.repo.is_none() {
         if mode == PublishMode::Github {
             return Err(GithubError::Unavailable(
                 "--publish github: no repository (GITHUB_REPOSITORY is not set)".to_owned(),
             )
             .into());
         }
-        write = false;
+        plan.write = false;
     }
-    if write && session.token.is_none() {
+    if plan.write && session.token.is_none() {
         if mode == PublishMode::Github {
             return Err(GithubError::Unavailable(
                 "--publish github: no GitHub token (GITHUB_TOKEN is not set)".to_owned(),
             )
             .into());
         }
-        warnings.push(
+        plan.warnings.push(
             "not publishing to GitHub: GITHUB_TOKEN is not set (pass `env: GITHUB_TOKEN: ${{ github.token }}`)"
                 .to_owned(),
         );
-        write = false;
+        plan.write = false;
     }
+    Ok(plan)
+}
+
+/// Deliver `run`: to GitHub when the plan says so, then the job summary and outputs. Returns
+/// warnings for the log.
+pub fn deliver(
+    run: &GateRun,
+    config: &Config,
+    plan: Plan,
+    session: &Session,
+    stage: Stage,
+) -> Result<Vec<String>, Error> {
+    let Plan {
+        write,
+        mut notes,
+        mut warnings,
+    } = plan;
     // A failure to publish still leaves the job summary and outputs written, then fails.
     let mut failed = None;
     if write {
@@ -171,6 +192,27 @@ fn publish_to_github(
     })
 }
 
+/// Commit the audit database back to its branch; a line for the log.
+pub fn commit_trail(
+    trail: &mut audit::Trail,
+    run: &GateRun,
+    changed: bool,
+    repo: &Path,
+    config: &Config,
+) -> Result<Option<String>, Error> {
+    let keep_dir = repo
+        .join(&config.audit.db)
+        .parent()
+        .map_or_else(|| repo.to_path_buf(), Path::to_path_buf);
+    Ok(trail.commit(run, changed, &keep_dir)?.map(|commit| {
+        format!(
+            "audit trail committed to {} ({})",
+            trail.branch(),
+            short(&commit)
+        )
+    }))
+}
+
 fn short(sha: &str) -> &str {
     sha.get(..12).unwrap_or(sha)
 }
@@ -181,13 +223,30 @@ pub fn run(args: &PublishArgs) -> Result<Outcome, Error> {
     let config = Config::load(&repo, args.config.as_deref())?;
     let session = Session::from_env(args.github.token.as_ref().map(Token::expose))?;
     let run = merge(&args.results)?;
-    let db_path = args
-        .db
-        .clone()
-        .unwrap_or_else(|| repo.join(".skillgate").join("skills.db"));
-    let mut store = Store::open(&db_path)?;
-    store.record(&run)?;
-    let warnings = deliver(&run, &config, args.github.publish, &session, Stage::Publish)?;
+    let plan = plan(args.github.publish, &session, Stage::Publish)?;
+    let mut trail = if plan.write {
+        audit::connect(&config.audit, &session, &repo)?
+    } else {
+        None
+    };
+    let db_path = match &trail {
+        Some(trail) => trail.path(),
+        None => args
+            .db
+            .clone()
+            .unwrap_or_else(|| repo.join(&config.audit.db)),
+    };
+    let stats = Store::open(&db_path)?.record(&run)?;
+    let mut warnings = deliver(&run, &config, plan, &session, Stage::Publish)?;
+    if let Some(trail) = &mut trail {
+        warnings.extend(commit_trail(
+            trail,
+            &run,
+            stats.inserted > 0,
+            &repo,
+            &config,
+        )?);
+    }
     let stdout = match args.format {
         crate::cli::OutputFormat::Text => render::text(&run),
         crate::cli::OutputFormat::Markdown => render::markdown(&run),

@@ -1,0 +1,172 @@
+//! The audit branch through `git` on the runner: fetch it, read the database at its head, and
+//! push a commit on top without force. Objects are written to the checkout's repository; the
+//! working tree and the index are never touched (a temporary index builds the tree).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use super::api::Landed;
+
+/// The identity of the commits the gate makes.
+const NAME: &str = "skillgate";
+const EMAIL: &str = "skillgate@users.noreply.github.com";
+
+#[derive(Debug, thiserror::Error)]
+#[error("git {args} in {}: {message}", dir.display())]
+pub struct GitAuditError {
+    args: String,
+    dir: PathBuf,
+    message: String,
+}
+
+/// A remote's branch, worked on from a local repository.
+#[derive(Debug, Clone)]
+pub struct GitBranch {
+    /// Any directory inside the local repository.
+    pub dir: PathBuf,
+    pub remote: String,
+    pub name: String,
+    /// The database's path in the tree.
+    pub path: String,
+}
+
+impl GitBranch {
+    fn git(
+        &self,
+        args: &[&str],
+        input: Option<&[u8]>,
+        index: Option<&Path>,
+    ) -> Result<Vec<u8>, GitAuditError> {
+        let mut cmd = Command::new("git");
+        cmd.arg("-C")
+            .arg(&self.dir)
+            .args(args)
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env("GIT_AUTHOR_NAME", NAME)
+            .env("GIT_AUTHOR_EMAIL", EMAIL)
+            .env("GIT_COMMITTER_NAME", NAME)
+            .env("GIT_COMMITTER_EMAIL", EMAIL)
+            .stdin(if input.is_some() {
+                Stdio::piped()
+            } else {
+                Stdio::null()
+            })
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(index) = index {
+            cmd.env("GIT_INDEX_FILE", index);
+        }
+        let fail = |message: String| GitAuditError {
+            args: args.join(" "),
+            dir: self.dir.clone(),
+            message,
+        };
+        let mut child = cmd.spawn().map_err(|e| fail(e.to_string()))?;
+        if let (Some(bytes), Some(mut stdin)) = (input, child.stdin.take()) {
+            std::io::Write::write_all(&mut stdin, bytes).map_err(|e| fail(e.to_string()))?;
+        }
+        let out = child.wait_with_output().map_err(|e| fail(e.to_string()))?;
+        if !out.status.success() {
+            // `push --porcelain` says why a ref was rejected on stdout.
+            let mut message = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            if stdout.contains("[rejected]") || stdout.contains("[remote rejected]") {
+                message.push_str(&format!(" ({})", stdout.trim()));
+            }
+            return Err(fail(message));
+        }
+        Ok(out.stdout)
+    }
+
+    fn text(&self, args: &[&str], index: Option<&Path>) -> Result<String, GitAuditError> {
+        Ok(String::from_utf8_lossy(&self.git(args, None, index)?)
+            .trim()
+            .to_owned())
+    }
+
+    /// The branch's head on the remote, fetched; `None` when the remote has no such branch.
+    pub fn head(&self) -> Result<Option<String>, GitAuditError> {
+        let refname = format!("refs/heads/{}", self.name);
+        let listed = self.text(&["ls-remote", "--", &self.remote, &refname], None)?;
+        let Some(sha) = listed.split_whitespace().next().map(str::to_owned) else {
+            return Ok(None);
+        };
+        self.git(
+            &["fetch", "--quiet", "--no-tags", &self.remote, &refname],
+            None,
+            None,
+        )?;
+        Ok(Some(sha))
+    }
+
+    /// The database at `commit`; `None` when the commit has no such file.
+    pub fn read(&self, commit: &str) -> Result<Option<Vec<u8>>, GitAuditError> {
+        let spec = format!("{commit}:{}", self.path);
+        match self.git(&["cat-file", "-e", &spec], None, None) {
+            Ok(_) => self.git(&["cat-file", "blob", &spec], None, None).map(Some),
+            Err(_) => Ok(None),
+        }
+    }
+
+    /// Commit `bytes` on top of `parent` (or as the first commit) and push without force.
+    pub fn commit(
+        &self,
+        parent: Option<&str>,
+        bytes: &[u8],
+        message: &str,
+    ) -> Result<Landed, GitAuditError> {
+        let blob = String::from_utf8_lossy(&self.git(
+            &["hash-object", "-w", "--stdin"],
+            Some(bytes),
+            None,
+        )?)
+        .trim()
+        .to_owned();
+        let index_dir = tempfile::tempdir().map_err(|e| GitAuditError {
+            args: "index".to_owned(),
+            dir: self.dir.clone(),
+            message: e.to_string(),
+        })?;
+        let index = index_dir.path().join("index");
+        match parent {
+            Some(parent) => self.git(&["read-tree", parent], None, Some(&index))?,
+            None => self.git(&["read-tree", "--empty"], None, Some(&index))?,
+        };
+        let info = format!("100644,{blob},{}", self.path);
+        self.git(
+            &["update-index", "--add", "--cacheinfo", &info],
+            None,
+            Some(&index),
+        )?;
+        let tree = self.text(&["write-tree"], Some(&index))?;
+        let mut args = vec!["commit-tree", tree.as_str(), "-m", message];
+        if let Some(parent) = parent {
+            args.extend(["-p", parent]);
+        }
+        let commit = self.text(&args, None)?;
+        let refspec = format!("{commit}:refs/heads/{}", self.name);
+        match self.git(
+            &["push", "--quiet", "--porcelain", &self.remote, &refspec],
+            None,
+            None,
+        ) {
+            Ok(_) => Ok(Landed::Commit(commit)),
+            Err(err) if is_rejection(&err.message) => Ok(Landed::Moved),
+            Err(err) => Err(err),
+        }
+    }
+}
+
+/// A push refused because the branch moved (or appeared) meanwhile.
+fn is_rejection(stderr: &str) -> bool {
+    let stderr = stderr.to_ascii_lowercase();
+    [
+        "non-fast-forward",
+        "fetch first",
+        "rejected",
+        "stale info",
+        "cannot lock ref",
+    ]
+    .iter()
+    .any(|needle| stderr.contains(needle))
+}

@@ -1,0 +1,406 @@
+//! The audit trail in the repository: the database is read from the audit branch when a run
+//! starts and committed back when it ends, through the API or with git. Runs that race each
+//! other never lose a record: a commit that lost the race re-reads the branch, re-applies its
+//! own run (idempotency keys make that exact) and tries again.
+
+pub mod api;
+pub mod config;
+pub mod git;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+pub use api::Landed;
+pub use config::{AuditConfig, CommitMode};
+
+use crate::error::Error;
+use crate::gate::GateRun;
+use crate::github::{ApiError, Client, Repo, Retry, Session, Token};
+use crate::store::Store;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    #[error("audit branch {branch}: {source}")]
+    Api {
+        branch: String,
+        #[source]
+        source: ApiError,
+    },
+    #[error("audit branch {branch}: {source}")]
+    Git {
+        branch: String,
+        #[source]
+        source: git::GitAuditError,
+    },
+    #[error(
+        "audit branch {branch}: other runs kept moving it; gave up after {attempts} attempts. Nothing of this run is lost: the results are in {}",
+        kept.display()
+    )]
+    Exhausted {
+        branch: String,
+        attempts: u32,
+        kept: PathBuf,
+    },
+    #[error("audit database {}: {message}", path.display())]
+    Unready { path: PathBuf, message: String },
+    #[error("audit database {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+impl AuditError {
+    pub fn help(&self) -> Option<&str> {
+        match self {
+            Self::Exhausted { .. } => {
+                Some("re-run `skillgate publish --results FILE` with that file to record the run")
+            }
+            Self::Git { .. } => Some(
+                "`[audit] commit = \"git\"` pushes with the checkout's credentials: keep them (actions/checkout `persist-credentials`), or use commit = \"api\"",
+            ),
+            Self::Api {
+                source: ApiError::Status { status: 403, .. },
+                ..
+            } => Some("the token needs `contents: write` to commit the audit branch"),
+            _ => None,
+        }
+    }
+}
+
+enum Backend {
+    Api {
+        runtime: tokio::runtime::Runtime,
+        client: Client,
+        repo: Repo,
+        branch: String,
+        path: String,
+    },
+    Git(git::GitBranch),
+}
+
+impl Backend {
+    fn branch(&self) -> &str {
+        match self {
+            Self::Api { branch, .. } => branch,
+            Self::Git(g) => &g.name,
+        }
+    }
+
+    fn api_err(&self, source: ApiError) -> AuditError {
+        AuditError::Api {
+            branch: self.branch().to_owned(),
+            source,
+        }
+    }
+
+    fn git_err(&self, source: git::GitAuditError) -> AuditError {
+        AuditError::Git {
+            branch: self.branch().to_owned(),
+            source,
+        }
+    }
+
+    fn head(&self) -> Result<Option<String>, AuditError> {
+        match self {
+            Self::Api {
+                runtime,
+                client,
+                repo,
+                branch,
+                path,
+            } => {
+                let b = api::Branch {
+                    repo,
+                    name: branch,
+                    path,
+                };
+                runtime
+                    .block_on(b.head(client))
+                    .map_err(|e| self.api_err(e))
+            }
+            Self::Git(g) => g.head().map_err(|e| self.git_err(e)),
+        }
+    }
+
+    fn read(&self, commit: &str) -> Result<Option<Vec<u8>>, AuditError> {
+        match self {
+            Self::Api {
+                runtime,
+                client,
+                repo,
+                branch,
+                path,
+            } => {
+                let b = api::Branch {
+                    repo,
+                    name: branch,
+                    path,
+                };
+                runtime
+                    .block_on(b.read(client, commit))
+                    .map_err(|e| self.api_err(e))
+            }
+            Self::Git(g) => g.read(commit).map_err(|e| self.git_err(e)),
+        }
+    }
+
+    fn commit(
+        &self,
+        parent: Option<&str>,
+        bytes: &[u8],
+        message: &str,
+    ) -> Result<Landed, AuditError> {
+        match self {
+            Self::Api {
+                runtime,
+                client,
+                repo,
+                branch,
+                path,
+            } => {
+                let b = api::Branch {
+                    repo,
+                    name: branch,
+                    path,
+                };
+                runtime
+                    .block_on(b.commit(client, parent, bytes, message))
+                    .map_err(|e| self.api_err(e))
+            }
+            Self::Git(g) => g
+                .commit(parent, bytes, message)
+                .map_err(|e| self.git_err(e)),
+        }
+    }
+}
+
+/// This run's copy of the audit database, read from the branch, and the way back to it.
+pub struct Trail {
+    backend: Backend,
+    /// The branch head the copy was read at; `None` for a branch not created yet.
+    head: Option<String>,
+    dir: tempfile::TempDir,
+    attempts: u32,
+}
+
+impl std::fmt::Debug for Trail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Trail")
+            .field("branch", &self.backend.branch())
+            .field("head", &self.head)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where the branch is: through the API (a session with a token and a repository) or a git
+/// remote of the checkout at `repo_dir`.
+pub fn connect(
+    config: &AuditConfig,
+    session: &Session,
+    repo_dir: &Path,
+) -> Result<Option<Trail>, Error> {
+    let backend = match config.commit {
+        CommitMode::None => return Ok(None),
+        CommitMode::Api => {
+            let (Some(repo), Some(token)) = (session.repo.clone(), session.token.clone()) else {
+                return Ok(None);
+            };
+            api_backend(&session.api_url, token, repo, config)?
+        }
+        CommitMode::Git => Backend::Git(git::GitBranch {
+            dir: repo_dir.to_path_buf(),
+            remote: "origin".to_owned(),
+            name: config.branch.clone(),
+            path: config.db.clone(),
+        }),
+    };
+    Trail::open(backend, config.attempts).map(Some)
+}
+
+fn api_backend(
+    api_url: &str,
+    token: Token,
+    repo: Repo,
+    config: &AuditConfig,
+) -> Result<Backend, Error> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(crate::github::GithubError::Runtime)?;
+    let client = runtime
+        .block_on(async { Client::new(api_url, token, Retry::default()) })
+        .map_err(crate::github::GithubError::Api)?;
+    Ok(Backend::Api {
+        runtime,
+        client,
+        repo,
+        branch: config.branch.clone(),
+        path: config.db.clone(),
+    })
+}
+
+impl Trail {
+    fn open(backend: Backend, attempts: u32) -> Result<Self, Error> {
+        let dir = tempfile::Builder::new()
+            .prefix("skillgate-audit-")
+            .tempdir()
+            .map_err(|err| Error::io("create a directory in", std::env::temp_dir(), err))?;
+        let mut trail = Self {
+            backend,
+            head: None,
+            dir,
+            attempts: attempts.max(1),
+        };
+        trail.reread()?;
+        Ok(trail)
+    }
+
+    /// The database this run records into.
+    pub fn path(&self) -> PathBuf {
+        self.dir.path().join("skills.db")
+    }
+
+    pub fn branch(&self) -> &str {
+        self.backend.branch()
+    }
+
+    /// Read the branch's head and its database into [`Trail::path`] (none: a fresh file).
+    fn reread(&mut self) -> Result<(), Error> {
+        let path = self.path();
+        for stale in [path.clone(), path.with_extension("db-journal")] {
+            match std::fs::remove_file(&stale) {
+                Ok(()) => {}
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+                Err(err) => return Err(Error::io("replace", stale, err)),
+            }
+        }
+        self.head = self.backend.head()?;
+        if let Some(head) = &self.head
+            && let Some(bytes) = self.backend.read(head)?
+        {
+            std::fs::write(&path, bytes).map_err(|err| Error::io("write", &path, err))?;
+        }
+        Ok(())
+    }
+
+    /// Commit the database back when `changed`; on a lost race, re-read the branch, re-record
+    /// `run` and try again, with jittered backoff. Returns the new commit, `None` when nothing
+    /// changed. When every attempt loses, the results document is written beside `keep_dir`.
+    pub fn commit(
+        &mut self,
+        run: &GateRun,
+        changed: bool,
+        keep_dir: &Path,
+    ) -> Result<Option<String>, Error> {
+        if !changed && self.head.is_some() {
+            return Ok(None);
+        }
+        let message = commit_message(run);
+        for attempt in 1..=self.attempts {
+            let bytes = ready_bytes(&self.path())?;
+            match self
+                .backend
+                .commit(self.head.as_deref(), &bytes, &message)?
+            {
+                Landed::Commit(sha) => {
+                    self.head = Some(sha.clone());
+                    return Ok(Some(sha));
+                }
+                Landed::Moved if attempt < self.attempts => {
+                    std::thread::sleep(backoff(attempt));
+                    self.reread()?;
+                    Store::open(&self.path())?.record(run)?;
+                }
+                Landed::Moved => {}
+            }
+        }
+        let kept = keep(run, keep_dir)?;
+        Err(AuditError::Exhausted {
+            branch: self.branch().to_owned(),
+            attempts: self.attempts,
+            kept,
+        }
+        .into())
+    }
+}
+
+fn commit_message(run: &GateRun) -> String {
+    let s = &run.summary;
+    let mut message = format!(
+        "skillgate: {} decision{}",
+        s.skills,
+        if s.skills == 1 { "" } else { "s" }
+    );
+    if let Some(pr) = run.run.pull_request {
+        message.push_str(&format!(" for #{pr}"));
+    }
+    if let Some(head) = &run.run.head {
+        message.push_str(&format!(" at {}", head.get(..12).unwrap_or(head)));
+    }
+    message.push_str(&format!(
+        "\n\n{} auto, {} escalate, {} human, {} needs correction\nrepository: {}\nrun: {} attempt {}\n",
+        s.auto,
+        s.escalate,
+        s.human,
+        s.needs_correction,
+        run.run.repository,
+        run.run.run_id.as_deref().unwrap_or("local"),
+        run.run.run_attempt
+    ));
+    message
+}
+
+/// 250 ms doubling to 8 s, each ±50 %: racing runs spread out instead of colliding again.
+fn backoff(attempt: u32) -> Duration {
+    let base = Duration::from_millis(250).saturating_mul(1 << attempt.min(5));
+    base.min(Duration::from_secs(8))
+        .mul_f64(0.5 + crate::random::unit())
+}
+
+/// The file as it will be committed: one file (no journal), whole (`integrity_check`).
+pub fn ready_bytes(path: &Path) -> Result<Vec<u8>, Error> {
+    let unready = |message: String| AuditError::Unready {
+        path: path.to_path_buf(),
+        message,
+    };
+    {
+        let conn = rusqlite::Connection::open(path).map_err(|e| unready(e.to_string()))?;
+        // A rollback journal left by a crash is rolled back by opening; WAL is folded in.
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .map_err(|e| unready(e.to_string()))?;
+        if mode.eq_ignore_ascii_case("wal") {
+            conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE;")
+                .map_err(|e| unready(e.to_string()))?;
+        }
+        let check: String = conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .map_err(|e| unready(e.to_string()))?;
+        if check != "ok" {
+            return Err(unready(format!("fails its integrity check: {check}")).into());
+        }
+    }
+    std::fs::read(path).map_err(|source| {
+        AuditError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+        .into()
+    })
+}
+
+/// Write the results document where a later `publish` can find it.
+fn keep(run: &GateRun, dir: &Path) -> Result<PathBuf, Error> {
+    std::fs::create_dir_all(dir).map_err(|err| Error::io("create", dir, err))?;
+    let name = format!(
+        "unrecorded-{}-{}.json",
+        run.run.run_id.as_deref().unwrap_or("local"),
+        run.run.run_attempt
+    );
+    let path = dir.join(name);
+    std::fs::write(&path, crate::render::json(run))
+        .map_err(|err| Error::io("write", &path, err))?;
+    Ok(path)
+}
