@@ -70,20 +70,22 @@ impl AuditError {
 }
 
 enum Backend {
-    Api {
-        runtime: tokio::runtime::Runtime,
-        client: Client,
-        repo: Repo,
-        branch: String,
-        path: String,
-    },
+    Api(Box<ApiBackend>),
     Git(git::GitBranch),
+}
+
+struct ApiBackend {
+    runtime: tokio::runtime::Runtime,
+    client: Client,
+    repo: Repo,
+    branch: String,
+    path: String,
 }
 
 impl Backend {
     fn branch(&self) -> &str {
         match self {
-            Self::Api { branch, .. } => branch,
+            Self::Api(api) => &api.branch,
             Self::Git(g) => &g.name,
         }
     }
@@ -104,17 +106,12 @@ impl Backend {
 
     fn head(&self) -> Result<Option<String>, AuditError> {
         match self {
-            Self::Api {
-                runtime,
-                client,
-                repo,
-                branch,
-                path,
-            } => {
+            Self::Api(a) => {
+                let (runtime, client) = (&a.runtime, &a.client);
                 let b = api::Branch {
-                    repo,
-                    name: branch,
-                    path,
+                    repo: &a.repo,
+                    name: &a.branch,
+                    path: &a.path,
                 };
                 runtime
                     .block_on(b.head(client))
@@ -126,17 +123,12 @@ impl Backend {
 
     fn read(&self, commit: &str) -> Result<Option<Vec<u8>>, AuditError> {
         match self {
-            Self::Api {
-                runtime,
-                client,
-                repo,
-                branch,
-                path,
-            } => {
+            Self::Api(a) => {
+                let (runtime, client) = (&a.runtime, &a.client);
                 let b = api::Branch {
-                    repo,
-                    name: branch,
-                    path,
+                    repo: &a.repo,
+                    name: &a.branch,
+                    path: &a.path,
                 };
                 runtime
                     .block_on(b.read(client, commit))
@@ -153,17 +145,12 @@ impl Backend {
         message: &str,
     ) -> Result<Landed, AuditError> {
         match self {
-            Self::Api {
-                runtime,
-                client,
-                repo,
-                branch,
-                path,
-            } => {
+            Self::Api(a) => {
+                let (runtime, client) = (&a.runtime, &a.client);
                 let b = api::Branch {
-                    repo,
-                    name: branch,
-                    path,
+                    repo: &a.repo,
+                    name: &a.branch,
+                    path: &a.path,
                 };
                 runtime
                     .block_on(b.commit(client, parent, bytes, message))
@@ -232,13 +219,13 @@ fn api_backend(
     let client = runtime
         .block_on(async { Client::new(api_url, token, Retry::default()) })
         .map_err(crate::github::GithubError::Api)?;
-    Ok(Backend::Api {
+    Ok(Backend::Api(Box::new(ApiBackend {
         runtime,
         client,
         repo,
         branch: config.branch.clone(),
         path: config.db.clone(),
-    })
+    })))
 }
 
 impl Trail {
