@@ -892,3 +892,100 @@ fn eight_concurrent_publishers_all_land() {
         "every run once, one chain"
     );
 }
+
+#[test]
+fn git_mode_pushes_the_audit_branch_to_the_remote() {
+    let remote = tempfile::tempdir().expect("tempdir");
+    let bare = remote.path().join("origin.git");
+    let git = |args: &[&str], dir: &Path| {
+        let out = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .expect("git");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    git(
+        &[
+            "init",
+            "-q",
+            "--bare",
+            "-b",
+            "main",
+            bare.to_str().expect("utf8"),
+        ],
+        remote.path(),
+    );
+    let work = Repo::git();
+    git(
+        &["remote", "add", "origin", bare.to_str().expect("utf8")],
+        work.path(),
+    );
+    work.write(".skillgate.toml", "[audit]\ncommit = \"git\"\n");
+    let fake = published_fake();
+    let publish_in = |doc: &Value| {
+        let job = Job::new();
+        let results = job.path("results.json");
+        std::fs::write(&results, doc.to_string()).expect("write");
+        let event = job.event("workflow_run.completed.with-pull-requests.json", BASE, HEAD);
+        let mut cmd = common::skillgate();
+        cmd.arg("publish")
+            .arg("--results")
+            .arg(&results)
+            .arg("--repo")
+            .arg(work.path());
+        job.env(&mut cmd, &fake, "workflow_run", &event);
+        let (code, _, stderr) = run(cmd);
+        assert_eq!(code, 0, "{stderr}");
+        stderr
+    };
+    let stderr = publish_in(&run_document("400"));
+    assert!(
+        stderr.contains("audit trail committed to skillgate/audit"),
+        "{stderr}"
+    );
+    let show = |rev: &str| {
+        let out = Command::new("git")
+            .arg("--git-dir")
+            .arg(&bare)
+            .args(["show", &format!("{rev}:{AUDIT_DB}")])
+            .output()
+            .expect("git show");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    assert_eq!(trail_rows(&show("skillgate/audit")), (2, 1, true));
+    publish_in(&run_document("401"));
+    publish_in(&run_document("401"));
+    assert_eq!(trail_rows(&show("skillgate/audit")), (4, 2, true));
+    let log = git(
+        &[
+            "--git-dir",
+            bare.to_str().expect("utf8"),
+            "rev-list",
+            "--count",
+            "skillgate/audit",
+        ],
+        remote.path(),
+    );
+    assert_eq!(log, "2", "the re-run committed nothing");
+    assert!(
+        fake.requests_for("git/create-commit").is_empty(),
+        "git mode uses no Git Data API"
+    );
+    // The checkout's own branch, index and working tree are untouched.
+    assert_eq!(
+        git(&["status", "--porcelain"], work.path()),
+        "?? .skillgate.toml"
+    );
+}
