@@ -8,6 +8,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod audit;
+
 /// One test in this many fails, with a multi-KB message.
 const FAIL_EVERY: u64 = 100;
 /// One suite in this many carries a huge `<system-out>`.
@@ -23,8 +25,12 @@ fn main() -> ExitCode {
         ["runner-parallel"] => runner_parallel(),
         ["runner-overhead", runs] => runner_overhead(parse(runs) as usize),
         ["runner-flood", bytes] => runner_flood(parse(bytes)),
+        ["audit-trail", template, runs, dir] => {
+            audit::trail(Path::new(template), parse(runs), Path::new(dir))
+        }
         _ => Err("usage: skillgate-bench gen-junit|gen-tap PATH CASES | skillgate|junit-parser PATH \
-                  | runner-parallel | runner-overhead RUNS | runner-flood BYTES"
+                  | runner-parallel | runner-overhead RUNS | runner-flood BYTES \
+                  | audit-trail RESULTS.json RUNS DIR"
             .into()),
     };
     match result {
