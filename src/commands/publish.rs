@@ -11,7 +11,7 @@ use crate::error::Error;
 use crate::gate::{GateRun, SCHEMA};
 use crate::github::publish::{self as gh, Target};
 use crate::github::session::get_pull;
-use crate::github::{GithubError, Session, Token, outputs};
+use crate::github::{GithubError, PullRequest, Session, Token, outputs};
 use crate::render;
 use crate::store::Store;
 
@@ -140,39 +140,16 @@ fn publish_to_github(
         ));
     }
     let published = session.with_client(async |client| {
-        // `check` trusts the event's payload; `publish` asks the API about the pull request the
-        // document names, since the document may come from a fork's job.
-        let pull = match (stage, run.run.pull_request) {
-            (Stage::Check, _) => session.pull().cloned(),
-            (Stage::Publish, Some(number)) => Some(get_pull(client, repo, number).await?),
-            (Stage::Publish, None) => None,
+        let Some((pull, head)) = publish_target(client, repo, session, stage, run, &mut notes).await?
+        else {
+            return Ok(None);
         };
-        let head = match &pull {
-            Some(pull) => {
-                let tested = run.run.pull_request_head.as_deref();
-                if stage == Stage::Publish && tested.is_some_and(|t| t != pull.head_sha) {
-                    notes.push(format!(
-                        "pull request #{} has moved on to {}; these results are for {}",
-                        pull.number,
-                        short(&pull.head_sha),
-                        short(tested.unwrap_or_default())
-                    ));
-                }
-                tested.unwrap_or(&pull.head_sha).to_owned()
-            }
-            None => match run
-                .run
-                .head
-                .clone()
-                .or_else(|| session.event.as_ref()?.sha.clone())
-            {
-                Some(head) => head,
-                None => return Ok(None),
-            },
-        };
-        if stage == Stage::Publish && pull.as_ref().is_some_and(|p| p.is_fork()) {
+        // A fork's job made this document, and a fork controls its own job: its verdict is a
+        // claim. It never passes the check by itself.
+        let untrusted = stage == Stage::Publish && pull.as_ref().is_some_and(|p| p.is_fork());
+        if untrusted {
             notes.push(format!(
-                "results from a workflow run on a fork's code (pull request #{})",
+                "These results come from a workflow run on a fork's code (pull request #{}): a maintainer confirms them before the check passes.",
                 pull.as_ref().map_or(0, |p| p.number)
             ));
         }
@@ -181,6 +158,7 @@ fn publish_to_github(
             pull: pull.as_ref(),
             head_sha: &head,
             details_url: session.details_url(),
+            untrusted,
         };
         Ok(Some(
             gh::publish(client, &target, run, &config.routing, notes.clone()).await?,
@@ -211,6 +189,83 @@ pub fn commit_trail(
             short(&commit)
         )
     }))
+}
+
+/// The pull request and the commit to publish on, from what this job can trust: the event's
+/// payload and the API, never the results document alone. `None` (with a note) when the
+/// document does not match them: nothing is posted.
+async fn publish_target(
+    client: &crate::github::Client,
+    repo: &crate::github::Repo,
+    session: &Session,
+    stage: Stage,
+    run: &GateRun,
+    notes: &mut Vec<String>,
+) -> Result<Option<(Option<PullRequest>, String)>, GithubError> {
+    let event = session.event.as_ref();
+    if stage == Stage::Check {
+        let pull = session.pull().cloned();
+        let head = match &pull {
+            Some(pull) => Some(pull.head_sha.clone()),
+            None => run.run.head.clone().or_else(|| event?.sha.clone()),
+        };
+        return Ok(head.map(|head| (pull, head)));
+    }
+    let mut refuse = |why: String| {
+        notes.push(format!("nothing was posted to GitHub: {why}"));
+        Ok(None)
+    };
+    let pull = match (session.pull(), run.run.pull_request) {
+        // A publish job of the same pull request (matrix shards): the payload says which.
+        (Some(pull), number) => {
+            if number.is_some_and(|n| n != pull.number) {
+                return refuse(format!(
+                    "the results are for pull request #{}, this job for #{}",
+                    number.unwrap_or_default(),
+                    pull.number
+                ));
+            }
+            Some(pull.clone())
+        }
+        (None, Some(number)) => Some(get_pull(client, repo, number).await?),
+        (None, None) => None,
+    };
+    // The commit the workflow that made the document ran on, when this is its `workflow_run`.
+    let ran_on = event.and_then(|e| e.workflow_run_head.clone());
+    let head = match &pull {
+        Some(pull) => {
+            if let Some(ran_on) = &ran_on
+                && *ran_on != pull.head_sha
+            {
+                return refuse(format!(
+                    "the workflow run was for {}, but pull request #{} is at {}",
+                    short(ran_on),
+                    pull.number,
+                    short(&pull.head_sha)
+                ));
+            }
+            pull.head_sha.clone()
+        }
+        None => match ran_on.or_else(|| event.and_then(|e| e.sha.clone())) {
+            Some(head) => head,
+            None => return refuse("no commit to publish on".to_owned()),
+        },
+    };
+    let tested = run
+        .run
+        .pull_request_head
+        .as_deref()
+        .or(run.run.head.as_deref().filter(|_| pull.is_none()));
+    if let Some(tested) = tested
+        && tested != head
+    {
+        return refuse(format!(
+            "the results are for {}, but the commit to publish on is {}",
+            short(tested),
+            short(&head)
+        ));
+    }
+    Ok(Some((pull, head)))
 }
 
 fn short(sha: &str) -> &str {

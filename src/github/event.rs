@@ -95,6 +95,9 @@ pub struct Event {
     pub review: Option<Review>,
     /// For `workflow_run`: the pull requests GitHub attached (none for forks).
     pub workflow_run_pulls: Vec<u64>,
+    /// For `workflow_run`: the commit the finished workflow ran on, and its repository.
+    pub workflow_run_head: Option<String>,
+    pub workflow_run_head_repo: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -146,6 +149,8 @@ impl Event {
             pull: None,
             review: None,
             workflow_run_pulls: Vec::new(),
+            workflow_run_head: None,
+            workflow_run_head_repo: None,
         };
         let missing = |what| EventError::Missing {
             name: name.to_owned(),
@@ -199,6 +204,15 @@ impl Event {
                             .collect()
                     })
                     .unwrap_or_default();
+                event.workflow_run_head = payload
+                    .pointer("/workflow_run/head_sha")
+                    .and_then(Value::as_str)
+                    .filter(|sha| is_sha(sha))
+                    .map(str::to_owned);
+                event.workflow_run_head_repo = payload
+                    .pointer("/workflow_run/head_repository/full_name")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
             }
             _ => {}
         }
@@ -296,6 +310,11 @@ mod tests {
         )
         .expect("event");
         assert_eq!(event.workflow_run_pulls, vec![2]);
+        assert_eq!(
+            event.workflow_run_head.as_deref(),
+            Some("3484a3fb816e0859fd6e1cea078d76385ff50625")
+        );
+        assert_eq!(event.workflow_run_head_repo.as_deref(), Some("octo-org/octo-repo"));
         assert!(event.pull.is_none());
     }
 

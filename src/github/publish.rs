@@ -28,6 +28,8 @@ pub struct Target<'a> {
     pub head_sha: &'a str,
     /// The workflow run's page.
     pub details_url: Option<String>,
+    /// The results came from a job the pull request controls (a fork's): never `success`.
+    pub untrusted: bool,
 }
 
 /// What publishing did, for the job log and the results.
@@ -174,7 +176,16 @@ fn reviewer_error(err: &ApiError) -> String {
     }
 }
 
+/// The `external_id` while annotations are still being sent: a re-run that finds it sends
+/// them all again on a new check run.
+const PENDING: &str = "skillgate:pending";
+
 /// Create the check run on the head commit, or update the one a previous run made.
+///
+/// GitHub appends annotations on every update and never removes them, so: the digest of the
+/// annotations goes into `external_id` only once every batch has landed; a re-run with the same
+/// digest sends none; a re-run with other annotations (or after an interrupted run) creates a
+/// new check run, which GitHub shows in place of the old one.
 async fn check_run(
     client: &Client,
     target: &Target<'_>,
@@ -184,7 +195,6 @@ async fn check_run(
     let output = render::check_output(run, notes);
     let annotations = render::annotations(run);
     let digest = annotations_digest(&annotations);
-    let mut batches = annotations.chunks(ANNOTATIONS_PER_REQUEST);
     let output_json = |batch: &[Annotation]| {
         let mut out = json!({
             "title": output.title,
@@ -196,69 +206,85 @@ async fn check_run(
         }
         out
     };
+    let mut conclusion = conclusion(run);
+    if target.untrusted && matches!(conclusion, "success" | "neutral") {
+        conclusion = "action_required";
+    }
     let mut body = json!({
         "name": CHECK_NAME,
         "status": "completed",
-        "conclusion": conclusion(run),
+        "conclusion": conclusion,
         "completed_at": run.run.finished_at,
-        "external_id": digest,
     });
     if let Some(url) = &target.details_url {
         body["details_url"] = json!(url);
     }
     let existing = find_check_run(client, target).await?;
-    // The same annotations are already there (a re-run of the same job): GitHub appends
-    // annotations, so sending them again would show each one twice.
-    let resend = existing
-        .as_ref()
-        .is_none_or(|(_, external_id)| external_id.as_deref() != Some(digest.as_str()));
-    let first: &[Annotation] = if resend {
-        batches.next().unwrap_or(&[])
-    } else {
-        &[]
+    let reuse = match &existing {
+        Some((id, external, annotated)) if external == &digest || *annotated == 0 => Some(*id),
+        _ => None,
     };
+    let repo = repo_path(target.repo);
+    if let Some(id) = reuse.filter(|_| existing.as_ref().is_some_and(|e| e.1 == digest)) {
+        // The same annotations are already there: update the rest only.
+        body["output"] = output_json(&[]);
+        body["external_id"] = json!(digest);
+        client
+            .patch(&format!("{repo}/check-runs/{id}"), &body)
+            .await?;
+        return Ok(id);
+    }
+    let mut batches = annotations.chunks(ANNOTATIONS_PER_REQUEST);
+    let first = batches.next().unwrap_or(&[]);
+    let last_first = annotations.len() <= ANNOTATIONS_PER_REQUEST;
+    body["external_id"] = json!(if last_first { digest.as_str() } else { PENDING });
     body["output"] = output_json(first);
-    let id = match existing {
-        Some((id, _)) => {
-            let path = format!("{}/check-runs/{id}", repo_path(target.repo));
-            client.patch(&path, &body).await?;
+    let id = match reuse {
+        Some(id) => {
+            client
+                .patch(&format!("{repo}/check-runs/{id}"), &body)
+                .await?;
             id
         }
         None => {
             let mut create = body.clone();
             create["head_sha"] = json!(target.head_sha);
-            let path = format!("{}/check-runs", repo_path(target.repo));
+            let path = format!("{repo}/check-runs");
+            let known = existing.as_ref().map(|e| e.0);
             let created = create_once(client, &path, &create, || async {
-                Ok(find_check_run(client, target).await?.map(|(id, _)| id))
+                Ok(find_check_run(client, target)
+                    .await?
+                    .map(|e| e.0)
+                    .filter(|id| Some(*id) != known))
             })
             .await?;
             match created {
                 Created::New(value) => id_of(&value, "POST", &path)?,
-                // The POST landed although its answer was lost: finish the job on that one.
-                Created::Found(id) => {
-                    let path = format!("{}/check-runs/{id}", repo_path(target.repo));
-                    client.patch(&path, &body).await?;
-                    id
-                }
+                // The POST landed although its answer was lost: its annotations are there.
+                Created::Found(id) => id,
             }
         }
     };
-    if resend {
-        let path = format!("{}/check-runs/{id}", repo_path(target.repo));
-        for batch in batches {
-            client
-                .patch(&path, &json!({ "output": output_json(batch) }))
-                .await?;
+    let mut rest = batches.peekable();
+    while let Some(batch) = rest.next() {
+        let mut update = json!({ "output": output_json(batch) });
+        if rest.peek().is_none() {
+            update["external_id"] = json!(digest);
         }
+        client
+            .patch(&format!("{repo}/check-runs/{id}"), &update)
+            .await?;
     }
     Ok(id)
 }
 
-/// The newest `skillgate` check run on the head commit: its id and `external_id`.
+/// The newest check run this tool made on the head commit (named `skillgate`, with an
+/// `external_id` of ours: a workflow job called `skillgate` is not taken over): its id,
+/// `external_id` and how many annotations it has.
 async fn find_check_run(
     client: &Client,
     target: &Target<'_>,
-) -> Result<Option<(u64, Option<String>)>, ApiError> {
+) -> Result<Option<(u64, String, u64)>, ApiError> {
     let path = format!(
         "{}/commits/{}/check-runs?check_name={CHECK_NAME}&filter=latest&per_page=100",
         repo_path(target.repo),
@@ -275,13 +301,16 @@ async fn find_check_run(
         .filter(|r| r.get("name").and_then(Value::as_str) == Some(CHECK_NAME))
         .filter_map(|r| {
             let id = r.get("id")?.as_u64()?;
-            let external = r
-                .get("external_id")
-                .and_then(Value::as_str)
-                .map(str::to_owned);
-            Some((id, external))
+            let external = r.get("external_id").and_then(Value::as_str)?;
+            let annotated = r
+                .pointer("/output/annotations_count")
+                .and_then(Value::as_u64)
+                .unwrap_or(0);
+            external
+                .starts_with("skillgate:")
+                .then(|| (id, external.to_owned(), annotated))
         })
-        .max_by_key(|(id, _)| *id))
+        .max_by_key(|(id, _, _)| *id))
 }
 
 /// A short digest of the annotations, to recognise them on a re-run.
@@ -354,6 +383,11 @@ async fn sticky_comment(
         let mut ours: Vec<(u64, String)> = comments
             .iter()
             .filter_map(|c| {
+                // Only a bot's comment: a person's comment that starts with the marker is
+                // theirs, never edited or deleted.
+                if c.pointer("/user/type").and_then(Value::as_str) != Some("Bot") {
+                    return None;
+                }
                 let text = c.get("body").and_then(Value::as_str)?;
                 text.starts_with(COMMENT_MARKER)
                     .then(|| Some((c.get("id")?.as_u64()?, text.to_owned())))
