@@ -1,10 +1,9 @@
 //! `approval_history`: one chained row per gated skill and run, written in one transaction.
 
-use rusqlite::{OptionalExtension, Transaction, params_from_iter};
+use rusqlite::{OptionalExtension, TransactionBehavior};
 use serde_json::{Map, Value, json};
 
-use super::chain::{GENESIS, row_hash};
-use super::{Store, StoreError, skills};
+use super::{Store, StoreError, chain, skills};
 use crate::gate::{GateRun, SkillResult};
 use crate::policy::Verdict;
 use crate::skill::hex;
@@ -26,7 +25,12 @@ impl Store {
             path: path.clone(),
             source,
         };
-        let tx = self.conn.transaction().map_err(write_err)?;
+        // IMMEDIATE: the write lock is taken before the chain's last hash is read, so two
+        // writers on one file queue (busy_timeout) instead of both chaining to the same row.
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(write_err)?;
         let mut stats = RecordStats::default();
         let now = sqlite_timestamp(&run.run.finished_at);
         for skill in &run.skills {
@@ -44,7 +48,7 @@ impl Store {
                 continue;
             }
             let skill_id = skills::upsert(&tx, skill, &now).map_err(write_err)?;
-            insert_row(&tx, run, skill, skill_id, &key, &now).map_err(write_err)?;
+            chain::append(&tx, &row_values(run, skill, skill_id, &key, &now)).map_err(write_err)?;
             stats.inserted += 1;
         }
         tx.commit().map_err(write_err)?;
@@ -191,53 +195,6 @@ fn row_values(
     );
     put("idempotency_key", key.into());
     row
-}
-
-fn insert_row(
-    tx: &Transaction<'_>,
-    run: &GateRun,
-    skill: &SkillResult,
-    skill_id: i64,
-    key: &str,
-    now: &str,
-) -> rusqlite::Result<()> {
-    let prev_hash: String = tx
-        .query_row(
-            "SELECT row_hash FROM approval_history WHERE row_hash IS NOT NULL ORDER BY id DESC LIMIT 1",
-            [],
-            |row| row.get(0),
-        )
-        .optional()?
-        .unwrap_or_else(|| GENESIS.to_owned());
-    let mut row = row_values(run, skill, skill_id, key, now);
-    row.insert("prev_hash".to_owned(), prev_hash.clone().into());
-    let hash = row_hash(&prev_hash, &row);
-    row.insert("row_hash".to_owned(), hash.into());
-    // Column names come from `row_values` (constants), values are bound as parameters.
-    let columns: Vec<&str> = row.keys().map(String::as_str).collect();
-    let placeholders: Vec<String> = (1..=columns.len()).map(|i| format!("?{i}")).collect();
-    let sql = format!(
-        "INSERT INTO approval_history ({}) VALUES ({})",
-        columns.join(", "),
-        placeholders.join(", ")
-    );
-    let values: Vec<rusqlite::types::Value> = row.values().map(to_sql).collect();
-    tx.execute(&sql, params_from_iter(values))?;
-    Ok(())
-}
-
-fn to_sql(value: &Value) -> rusqlite::types::Value {
-    use rusqlite::types::Value as Sql;
-    match value {
-        Value::Null => Sql::Null,
-        Value::Bool(b) => Sql::Integer(i64::from(*b)),
-        Value::Number(n) => match n.as_i64() {
-            Some(i) => Sql::Integer(i),
-            None => Sql::Real(n.as_f64().unwrap_or(0.0)),
-        },
-        Value::String(s) => Sql::Text(s.clone()),
-        other => Sql::Text(other.to_string()),
-    }
 }
 
 /// One row per repository, PR, head commit, skill, skill content, run and attempt: re-running
