@@ -29,6 +29,38 @@ pub enum Command {
     /// Post and record finished runs: the second stage after matrix shards or a fork's
     /// read-only job, from the results documents `check --out` wrote.
     Publish(PublishArgs),
+    /// The audit trail in the database: `verify` walks its hash chain.
+    #[command(subcommand)]
+    Audit(AuditCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AuditCommand {
+    /// Check approval_history's hash chain: exit 0 when every row chains, 4 naming the first
+    /// row that does not (edited, deleted, re-ordered or inserted by hand), 1 when the database
+    /// cannot be read.
+    Verify(AuditVerifyArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AuditVerifyArgs {
+    /// The repository whose audit database is checked.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub repo: PathBuf,
+
+    /// The audit database [default: .skillgate/skills.db in the repository].
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
+
+    /// `text`, or `json` (schema skillgate.audit-verify/1).
+    #[arg(long, value_enum, default_value_t = AuditFormat::Text)]
+    pub format: AuditFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AuditFormat {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Args)]

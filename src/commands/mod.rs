@@ -1,5 +1,6 @@
 //! One file per subcommand.
 
+pub mod audit;
 pub mod check;
 pub mod lint;
 pub mod parse;

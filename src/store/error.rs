@@ -45,6 +45,23 @@ pub enum StoreError {
         name: String,
         message: String,
     },
+    #[error(
+        "audit database {} fails its integrity check: {problem}{}",
+        path.display(),
+        if *more > 0 { format!(" (and {more} more problems)") } else { String::new() }
+    )]
+    Integrity {
+        path: PathBuf,
+        problem: String,
+        more: usize,
+    },
+    #[error(
+        "failed to fold the write-ahead log of {} into the file: {reason}",
+        path.display()
+    )]
+    Checkpoint { path: PathBuf, reason: String },
+    #[error("failed to record a review in {}: {message}", path.display())]
+    Review { path: PathBuf, message: String },
     #[error("failed to read {}: {source}", path.display())]
     Read {
         path: PathBuf,
@@ -57,6 +74,11 @@ impl StoreError {
     pub fn help(&self) -> Option<&str> {
         match self {
             Self::TooNew { .. } => Some("upgrade skillgate, or point --db at another file"),
+            Self::Integrity { .. } => Some(
+                "the file was not committed; restore it from the audit branch's previous commit \
+                 (`sqlite3 FILE .recover` can salvage rows)",
+            ),
+            Self::Checkpoint { .. } => Some("close other programs that have the database open"),
             Self::Template { .. } => Some(
                 "fix the row in approval_criteria_templates, or delete it and set the category's \
                  thresholds in [policy.categories.NAME] of the config",

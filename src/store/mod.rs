@@ -6,8 +6,10 @@ mod history;
 mod open;
 mod skills;
 mod templates;
+mod verify;
 
 pub use chain::{GENESIS, row_hash};
 pub use error::StoreError;
 pub use history::RecordStats;
 pub use open::{LATEST_VERSION, MIGRATIONS, Store};
+pub use verify::{BreakKind, ChainBreak, ChainReport};

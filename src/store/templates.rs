@@ -130,7 +130,10 @@ mod tests {
             .expect("a repository's own template");
         }
         let store = Store::open(&path).expect("migrate");
-        assert_eq!(store.version().expect("version"), 2);
+        assert_eq!(
+            store.version().expect("version"),
+            super::super::LATEST_VERSION
+        );
         let templates = store.category_templates().expect("read");
         let backend = templates
             .iter()
