@@ -1,5 +1,5 @@
 //! The audit trail: `skillgate audit verify` on a chain written by the store and then tampered
-//! with by hand.
+//! with by hand, and the review rows `skillgate review` appends.
 
 mod common;
 
@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use common::{run, skillgate};
 use rusqlite::Connection;
 use skillgate::gate::GateRun;
-use skillgate::store::Store;
+use skillgate::skill::Tier;
+use skillgate::store::{Pending, Review, ReviewDecision, Store};
 
 const REPOSITORY: &str = "octo/skills";
 const TESTED: &str = "1111111111111111111111111111111111111111";
@@ -360,4 +361,283 @@ fn writers_sharing_one_file_never_fork_the_chain() {
         )
         .expect("count");
     assert_eq!(distinct_prev, 100, "no two rows chain to the same one");
+}
+
+// Reviews ----------------------------------------------------------------------------------
+
+fn review(approver: &str, decision: ReviewDecision, at: &str, id: &str) -> Review {
+    Review {
+        approver: approver.to_owned(),
+        decision,
+        reasoning: format!("{approver}: {}", decision.as_str()),
+        reviewed_at: at.to_owned(),
+        review_id: id.to_owned(),
+    }
+}
+
+fn pending_skill(store: &Store, name: &str) -> Pending {
+    store
+        .pending_escalations(REPOSITORY, 7, HEAD)
+        .expect("pending")
+        .into_iter()
+        .find(|p| p.skill == name)
+        .unwrap_or_else(|| panic!("{name} pending"))
+}
+
+#[test]
+fn the_escalated_skills_of_a_head_are_pending_since_their_first_escalation() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open(&recorded(dir.path())).expect("open");
+    let pending = store
+        .pending_escalations(REPOSITORY, 7, HEAD)
+        .expect("pending");
+    let summary: Vec<(&str, Tier, Vec<String>, &str, i64)> = pending
+        .iter()
+        .map(|p| {
+            (
+                p.skill.as_str(),
+                p.tier,
+                p.categories.clone(),
+                p.escalated_at.as_str(),
+                p.escalation_id,
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            (
+                "commit-message-style",
+                Tier::Human,
+                vec![],
+                "2026-11-30 10:00:03",
+                6
+            ),
+            (
+                "csv-summary",
+                Tier::Escalate,
+                vec!["coverage".to_owned()],
+                "2026-11-30 10:00:03",
+                7
+            ),
+            ("semver-bump", Tier::Human, vec![], "2026-11-30 10:00:03", 8),
+            (
+                "todo-scan",
+                Tier::Escalate,
+                vec!["coverage".to_owned()],
+                "2026-11-30 10:00:03",
+                10
+            ),
+        ]
+    );
+    assert!(pending.iter().all(|p| p.approvers.is_empty()));
+    // Reviews are of the pull request head, not of the merge commit the job tested.
+    assert_eq!(
+        store
+            .pending_escalations(REPOSITORY, 7, TESTED)
+            .expect("pending"),
+        vec![]
+    );
+    assert_eq!(
+        store
+            .pending_escalations(REPOSITORY, 8, HEAD)
+            .expect("pending"),
+        vec![]
+    );
+}
+
+#[test]
+fn a_review_appends_a_chained_row_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = recorded(dir.path());
+    let mut store = Store::open(&db).expect("open");
+    let csv = pending_skill(&store, "csv-summary");
+    let approval = review(
+        "alice",
+        ReviewDecision::Approved,
+        "2026-11-30T11:15:30Z",
+        "900",
+    );
+    assert!(store.record_review(&csv, &approval).expect("record"));
+    assert!(
+        !store.record_review(&csv, &approval).expect("again"),
+        "the same review job adds nothing"
+    );
+    let row: (
+        String,
+        String,
+        String,
+        i64,
+        String,
+        String,
+        String,
+        Option<f64>,
+        String,
+        String,
+    ) = store
+        .connection()
+        .query_row(
+            "SELECT approver, decision, reasoning, review_duration_minutes, timestamp,
+                        head_sha, pull_request_head, pass_rate, approval_level, review_id
+                 FROM approval_history WHERE id = 11",
+            [],
+            |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                    r.get(8)?,
+                    r.get(9)?,
+                ))
+            },
+        )
+        .expect("review row");
+    let escalation_pass_rate: Option<f64> = store
+        .connection()
+        .query_row(
+            "SELECT pass_rate FROM approval_history WHERE id = 7",
+            [],
+            |r| r.get(0),
+        )
+        .expect("pass rate");
+    assert_eq!(
+        row,
+        (
+            "alice".to_owned(),
+            "approved".to_owned(),
+            "alice: approved".to_owned(),
+            // 10:00:03 → 11:15:30
+            75,
+            "2026-11-30 11:15:30".to_owned(),
+            TESTED.to_owned(),
+            HEAD.to_owned(),
+            escalation_pass_rate,
+            "escalate".to_owned(),
+            "900".to_owned(),
+        )
+    );
+    let count: i64 = store
+        .connection()
+        .query_row("SELECT count(*) FROM approval_history", [], |r| r.get(0))
+        .expect("count");
+    assert_eq!(count, 11);
+    assert_eq!(
+        store
+            .approvals_for(REPOSITORY, 7, HEAD, "csv-summary")
+            .expect("approvals"),
+        1
+    );
+    assert_eq!(
+        store
+            .approvals_for(REPOSITORY, 7, HEAD, "todo-scan")
+            .expect("approvals"),
+        0
+    );
+    drop(store);
+    let (code, stdout, _) = verify(&db, "text");
+    assert_eq!(code, 0, "{stdout}");
+    assert!(
+        stdout.starts_with("audit trail intact: 11 rows checked"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn each_reviewers_latest_word_counts() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = recorded(dir.path());
+    let mut store = Store::open(&db).expect("open");
+    let human = pending_skill(&store, "semver-bump");
+    let at = "2026-11-30T12:00:00Z";
+    store
+        .record_review(&human, &review("alice", ReviewDecision::Approved, at, "1"))
+        .expect("alice");
+    store
+        .record_review(&human, &review("bob", ReviewDecision::Approved, at, "2"))
+        .expect("bob");
+    let now = pending_skill(&store, "semver-bump");
+    assert_eq!(now.approvers, vec!["alice", "bob"]);
+    assert!(now.is_approved(2));
+    assert_eq!(
+        store
+            .approvals_for(REPOSITORY, 7, HEAD, "semver-bump")
+            .expect("n"),
+        2
+    );
+    // Alice changes her mind: one approval left, and a change request that blocks.
+    store
+        .record_review(
+            &now,
+            &review(
+                "alice",
+                ReviewDecision::NeedsCorrection,
+                "2026-11-30T12:30:00Z",
+                "3",
+            ),
+        )
+        .expect("alice again");
+    let now = pending_skill(&store, "semver-bump");
+    assert_eq!(now.approvers, vec!["bob"]);
+    assert_eq!(now.changes_requested_by, vec!["alice"]);
+    assert!(!now.is_approved(1));
+    assert_eq!(
+        store
+            .approvals_for(REPOSITORY, 7, HEAD, "semver-bump")
+            .expect("n"),
+        1
+    );
+    let minutes: Vec<i64> = store
+        .connection()
+        .prepare("SELECT review_duration_minutes FROM approval_history WHERE review_id IS NOT NULL ORDER BY id")
+        .expect("prepare")
+        .query_map([], |r| r.get(0))
+        .expect("query")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    assert_eq!(minutes, vec![119, 119, 149]);
+}
+
+#[test]
+fn a_later_gate_decision_that_is_not_escalated_settles_the_skill() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let db = recorded(dir.path());
+    let mut run = gate_run(3, "2026-11-30T13:00:00Z");
+    run.skills.retain(|s| s.name == "csv-summary");
+    run.skills[0].decision.decision = skillgate::policy::Verdict::Approved;
+    run.skills[0].decision.tier = Tier::Auto;
+    let mut store = Store::open(&db).expect("open");
+    store.record(&run).expect("record");
+    let names: Vec<String> = store
+        .pending_escalations(REPOSITORY, 7, HEAD)
+        .expect("pending")
+        .into_iter()
+        .map(|p| p.skill)
+        .collect();
+    assert_eq!(
+        names,
+        vec!["commit-message-style", "semver-bump", "todo-scan"]
+    );
+}
+
+#[test]
+fn a_review_time_that_is_not_a_time_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut store = Store::open(&recorded(dir.path())).expect("open");
+    let csv = pending_skill(&store, "csv-summary");
+    let err = store
+        .record_review(
+            &csv,
+            &review("alice", ReviewDecision::Approved, "yesterday", "5"),
+        )
+        .expect_err("refused");
+    assert!(
+        err.to_string()
+            .ends_with("review 5 of skill csv-summary: `yesterday` is not an RFC 3339 time"),
+        "{err}"
+    );
 }

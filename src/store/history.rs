@@ -171,6 +171,13 @@ fn row_values(
         run.run.head.as_deref().map_or(Value::Null, Value::from),
     );
     put(
+        "pull_request_head",
+        run.run
+            .pull_request_head
+            .as_deref()
+            .map_or(Value::Null, Value::from),
+    );
+    put(
         "run_id",
         run.run.run_id.as_deref().map_or(Value::Null, Value::from),
     );

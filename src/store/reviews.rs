@@ -1,0 +1,351 @@
+//! Reviews in `approval_history`: which skills of a pull request head wait for a human, and the
+//! rows a review appends (never an UPDATE: the escalation and its review both stay in the chain).
+//!
+//! A review is of a head commit, so every review row of that head counts, whichever gate run
+//! escalated the skill; each reviewer's latest review of a skill is their word on it, as on
+//! GitHub (changes requested, then approved, is approved).
+
+use std::collections::BTreeMap;
+
+use rusqlite::{Connection, TransactionBehavior, params};
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use super::chain::{self, canonical, column_list};
+use super::history::sqlite_timestamp;
+use super::{Store, StoreError};
+use crate::skill::{Tier, hex};
+
+/// A skill whose latest gate decision at a pull request head is `escalated`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Pending {
+    /// The `approval_history` row of that latest decision.
+    pub escalation_id: i64,
+    pub skill_id: i64,
+    pub skill: String,
+    /// `escalate` or `human`: the row's `approval_level`.
+    pub tier: Tier,
+    /// The escalation categories (`coverage`, `infrastructure`, …); empty for the human tier.
+    pub categories: Vec<String>,
+    /// When the skill was first escalated at this head, uninterrupted since (`YYYY-MM-DD
+    /// HH:MM:SS`, UTC).
+    pub escalated_at: String,
+    pub repository: String,
+    pub pull_request: u64,
+    /// The pull request head the reviews are made on.
+    pub head_sha: String,
+    /// Reviewers whose latest review of this skill at this head approved it, sorted.
+    pub approvers: Vec<String>,
+    /// Reviewers whose latest review of this skill at this head asked for changes, sorted.
+    pub changes_requested_by: Vec<String>,
+}
+
+impl Pending {
+    /// Whether `required` distinct reviewers approved and nobody's latest word is a change
+    /// request.
+    pub fn is_approved(&self, required: u32) -> bool {
+        self.changes_requested_by.is_empty() && self.approvers.len() >= required as usize
+    }
+}
+
+/// A reviewer's decision on a pull request head, for each skill pending there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Review {
+    /// The reviewer's login.
+    pub approver: String,
+    pub decision: ReviewDecision,
+    /// The review's text, already escaped for wherever it will be shown.
+    pub reasoning: String,
+    /// RFC 3339 (`2026-11-30T11:15:00Z`), the review's `submitted_at`.
+    pub reviewed_at: String,
+    /// The review's id: with the skill and head, what makes the row once-only.
+    pub review_id: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReviewDecision {
+    Approved,
+    NeedsCorrection,
+}
+
+impl ReviewDecision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Approved => "approved",
+            Self::NeedsCorrection => "needs_correction",
+        }
+    }
+}
+
+/// The columns a review row takes over from the escalation it answers.
+const CARRIED: &[&str] = &[
+    "skill_id",
+    "version",
+    "approval_level",
+    "test_results",
+    "approval_criteria_check",
+    "risk_assessment",
+    "escalation_reason",
+    "escalated_to",
+    "escalation_timestamp",
+    "repository",
+    "pull_request",
+    "base_sha",
+    "head_sha",
+    "pull_request_head",
+    "change_kind",
+    "content_hash",
+    "escalation_categories",
+];
+
+impl Store {
+    /// The skills escalated at a pull request head (`head_sha` is the pull request's head, as a
+    /// review names it), with who approved or asked for changes so far, by skill name. A skill
+    /// whose latest gate decision there is not `escalated` is not listed.
+    pub fn pending_escalations(
+        &self,
+        repository: &str,
+        pull_request: u64,
+        head_sha: &str,
+    ) -> Result<Vec<Pending>, StoreError> {
+        let read = |source| StoreError::Read {
+            path: self.path.clone(),
+            source,
+        };
+        let rows = head_rows(&self.conn, repository, pull_request, head_sha).map_err(read)?;
+        let mut by_skill: BTreeMap<String, SkillState> = BTreeMap::new();
+        for row in rows {
+            let state = by_skill.entry(row.skill.clone()).or_default();
+            match &row.review_id {
+                Some(_) => {
+                    if let Some(approver) = &row.approver {
+                        state.reviews.insert(approver.clone(), row.decision.clone());
+                    }
+                }
+                None => {
+                    let since = match &state.latest {
+                        Some(prev) if prev.decision == "escalated" => state.since.clone(),
+                        _ => Some(row.escalated_at.clone()),
+                    };
+                    state.since = since;
+                    state.latest = Some(row);
+                }
+            }
+        }
+        let mut pending = Vec::new();
+        for (skill, state) in by_skill {
+            let Some(latest) = state.latest.filter(|r| r.decision == "escalated") else {
+                continue;
+            };
+            let pick = |wanted: &str| -> Vec<String> {
+                state
+                    .reviews
+                    .iter()
+                    .filter(|(_, decision)| decision.as_str() == wanted)
+                    .map(|(approver, _)| approver.clone())
+                    .collect()
+            };
+            pending.push(Pending {
+                escalation_id: latest.id,
+                skill_id: latest.skill_id,
+                skill,
+                tier: Tier::parse(&latest.tier).unwrap_or(Tier::Human),
+                categories: latest
+                    .categories
+                    .as_deref()
+                    .and_then(|c| serde_json::from_str(c).ok())
+                    .unwrap_or_default(),
+                escalated_at: state.since.unwrap_or(latest.escalated_at),
+                repository: repository.to_owned(),
+                pull_request,
+                head_sha: head_sha.to_owned(),
+                approvers: pick("approved"),
+                changes_requested_by: pick("needs_correction"),
+            });
+        }
+        Ok(pending)
+    }
+
+    /// Append a reviewer's decision on a pending skill: a chained row that carries the
+    /// escalation's results, with the reviewer as approver, the review's text as reasoning and
+    /// the minutes since the escalation. Returns `false` when this review of this skill was
+    /// already recorded (re-running the same review job adds nothing).
+    pub fn record_review(
+        &mut self,
+        pending: &Pending,
+        review: &Review,
+    ) -> Result<bool, StoreError> {
+        let path = self.path.clone();
+        let write_err = |source| StoreError::Write {
+            path: path.clone(),
+            source,
+        };
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(write_err)?;
+        let key = review_key(pending, review);
+        let seen: bool = tx
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM approval_history WHERE idempotency_key = ?1)",
+                [&key],
+                |row| row.get(0),
+            )
+            .map_err(write_err)?;
+        if seen {
+            return Ok(false);
+        }
+        let reviewed_at = sqlite_timestamp(&review.reviewed_at);
+        if !is_timestamp(&tx, &reviewed_at) {
+            return Err(StoreError::Review {
+                path: self.path.clone(),
+                message: format!(
+                    "review {} of skill {}: `{}` is not an RFC 3339 time",
+                    review.review_id, pending.skill, review.reviewed_at
+                ),
+            });
+        }
+        // Whole minutes; a review stamped before the escalation (clock skew) took none.
+        let minutes: Option<i64> = tx
+            .query_row(
+                "SELECT max(0, (unixepoch(?2) - unixepoch(?1)) / 60)",
+                params![pending.escalated_at, reviewed_at],
+                |row| row.get(0),
+            )
+            .map_err(write_err)?;
+        let carried: Vec<String> = CARRIED.iter().map(|c| (*c).to_owned()).collect();
+        let mut row: Map<String, Value> = tx
+            .query_row(
+                &format!(
+                    "SELECT {} FROM approval_history WHERE id = ?1",
+                    column_list(&carried)
+                ),
+                [pending.escalation_id],
+                |r| canonical(r, &carried),
+            )
+            .map_err(write_err)?;
+        let mut put = |column: &str, value: Value| {
+            row.insert(column.to_owned(), value);
+        };
+        put("approver", review.approver.as_str().into());
+        put("decision", review.decision.as_str().into());
+        put("reasoning", review.reasoning.as_str().into());
+        put("timestamp", reviewed_at.into());
+        put(
+            "review_duration_minutes",
+            minutes.map_or(Value::Null, Value::from),
+        );
+        put("review_id", review.review_id.as_str().into());
+        put("idempotency_key", key.into());
+        chain::append(&tx, &row).map_err(write_err)?;
+        tx.commit().map_err(write_err)?;
+        Ok(true)
+    }
+
+    /// How many distinct reviewers' latest review of `skill` at this pull request head approved
+    /// it: what the caller compares with the approvals the skill's tier requires.
+    pub fn approvals_for(
+        &self,
+        repository: &str,
+        pull_request: u64,
+        head_sha: &str,
+        skill: &str,
+    ) -> Result<u32, StoreError> {
+        let read = |source| StoreError::Read {
+            path: self.path.clone(),
+            source,
+        };
+        let mut latest: BTreeMap<String, String> = BTreeMap::new();
+        for row in head_rows(&self.conn, repository, pull_request, head_sha).map_err(read)? {
+            if let (Some(_), Some(approver), true) =
+                (&row.review_id, row.approver, row.skill == skill)
+            {
+                latest.insert(approver, row.decision);
+            }
+        }
+        let approved = latest.values().filter(|d| *d == "approved").count();
+        Ok(u32::try_from(approved).unwrap_or(u32::MAX))
+    }
+}
+
+#[derive(Default)]
+struct SkillState {
+    /// The latest row the gate wrote (no review id).
+    latest: Option<HeadRow>,
+    /// Since when the skill has been escalated without a break.
+    since: Option<String>,
+    /// Each reviewer's latest decision.
+    reviews: BTreeMap<String, String>,
+}
+
+struct HeadRow {
+    id: i64,
+    skill_id: i64,
+    skill: String,
+    tier: String,
+    decision: String,
+    categories: Option<String>,
+    escalated_at: String,
+    approver: Option<String>,
+    review_id: Option<String>,
+}
+
+/// Every row of a pull request head, oldest first. A row's head is the pull request head it
+/// recorded, else the commit it tested.
+fn head_rows(
+    conn: &Connection,
+    repository: &str,
+    pull_request: u64,
+    head_sha: &str,
+) -> rusqlite::Result<Vec<HeadRow>> {
+    let mut stmt = conn.prepare(
+        "SELECT ah.id, ah.skill_id, s.name, ah.approval_level, ah.decision,
+                ah.escalation_categories, COALESCE(ah.escalation_timestamp, ah.timestamp),
+                ah.approver, ah.review_id
+         FROM approval_history ah JOIN skills s ON s.id = ah.skill_id
+         WHERE ah.repository = ?1 AND ah.pull_request = ?2
+           AND COALESCE(ah.pull_request_head, ah.head_sha) = ?3
+         ORDER BY ah.id",
+    )?;
+    let rows = stmt.query_map(
+        params![
+            repository,
+            i64::try_from(pull_request).unwrap_or(i64::MAX),
+            head_sha
+        ],
+        |row| {
+            Ok(HeadRow {
+                id: row.get(0)?,
+                skill_id: row.get(1)?,
+                skill: row.get(2)?,
+                tier: row.get(3)?,
+                decision: row.get(4)?,
+                categories: row.get(5)?,
+                escalated_at: row.get(6)?,
+                approver: row.get(7)?,
+                review_id: row.get(8)?,
+            })
+        },
+    )?;
+    rows.collect()
+}
+
+fn is_timestamp(conn: &Connection, text: &str) -> bool {
+    conn.query_row("SELECT unixepoch(?1) IS NOT NULL", [text], |row| row.get(0))
+        .unwrap_or(false)
+}
+
+/// One row per review, skill and head: the same review job run twice adds nothing.
+fn review_key(pending: &Pending, review: &Review) -> String {
+    use sha2::{Digest, Sha256};
+    let parts = json!([
+        "review",
+        pending.repository,
+        pending.pull_request,
+        pending.head_sha,
+        pending.skill,
+        review.review_id,
+    ]);
+    hex(&Sha256::digest(parts.to_string().as_bytes()))
+}
