@@ -54,6 +54,9 @@ impl Job {
             payload["pull_request"]["base"]["sha"] = json!(base);
             payload["pull_request"]["head"]["sha"] = json!(head);
         }
+        if payload.get("workflow_run").is_some() {
+            payload["workflow_run"]["head_sha"] = json!(head);
+        }
         let path = self.path("event.json");
         std::fs::write(&path, payload.to_string()).expect("write event");
         path
@@ -249,9 +252,24 @@ fn a_fork_gets_no_writes_only_the_job_summary() {
 #[test]
 fn without_history_the_changed_files_come_from_the_api() {
     let (repo, base, head) = pull_request_repo();
-    // A base the checkout does not have, as after a shallow clone.
-    let missing = "1111111111111111111111111111111111111111";
-    let fake = fake_for(missing, &head, &format!("{OWNER}/{REPO}"));
+    // A base the checkout does not have, as after a shallow clone; on GitHub, beta was a
+    // security skill there.
+    let fake = FakeGitHub::start();
+    fake.set_repo(OWNER, REPO);
+    let base_skill = "---\nname: beta\ndescription: The beta skill, for tests.\nmetadata:\n  version: \"1.0.0\"\n  category: security\n---\n# beta\n";
+    let missing = fake.commit_files(
+        "main",
+        &[(".claude/skills/beta/SKILL.md", base_skill.as_bytes())],
+        "the base",
+    );
+    fake.set_pull(
+        2,
+        &head,
+        &missing,
+        AUTHOR,
+        &format!("{OWNER}/{REPO}"),
+        &format!("{OWNER}/{REPO}"),
+    );
     let files = (0..150)
         .map(|i| support::github::PullFile::new(&format!("docs/page-{i}.md"), "added"))
         .chain([support::github::PullFile::new(
@@ -261,7 +279,7 @@ fn without_history_the_changed_files_come_from_the_api() {
         .collect();
     fake.set_pull_files(2, files);
     let job = Job::new();
-    let event = job.event("pull_request.opened.json", missing, &head);
+    let event = job.event("pull_request.opened.json", &missing, &head);
     let mut cmd = repo.skillgate(&["check", "--format", "json", "--publish", "none"]);
     job.env(&mut cmd, &fake, "pull_request", &event);
     let (code, stdout, stderr) = run(cmd);
@@ -275,7 +293,13 @@ fn without_history_the_changed_files_come_from_the_api() {
         .map(|s| s["name"].as_str().unwrap_or_default())
         .collect();
     assert_eq!(gated, ["beta"], "only the skill the API lists");
-    assert_eq!(doc["run"]["base"], missing);
+    assert_eq!(doc["run"]["base"], missing.as_str());
+    // The base's SKILL.md came from the API: the category change is seen.
+    let reasons = doc["skills"][0]["decision"]["reasons"].to_string();
+    assert!(
+        reasons.contains("category changed security → testing"),
+        "{reasons}"
+    );
     // Two pages of 100.
     let pages = fake.requests_for("pulls/list-files");
     assert_eq!(pages.len(), 2);
@@ -987,5 +1011,121 @@ fn git_mode_pushes_the_audit_branch_to_the_remote() {
     assert_eq!(
         git(&["status", "--porcelain"], work.path()),
         "?? .skillgate.toml"
+    );
+}
+
+// ---- what a hostile pull request or results document cannot do -------------------------------
+
+/// Every skill approved: what a fork could write into its own results document.
+fn forged_approval(mut doc: Value) -> Value {
+    for skill in doc["skills"].as_array_mut().expect("skills") {
+        skill["decision"]["decision"] = json!("approved");
+        skill["decision"]["tier"] = json!("auto");
+        skill["decision"]["reasons"] = json!([]);
+        skill["decision"]["escalation_categories"] = json!([]);
+    }
+    doc["summary"]["auto"] = doc["summary"]["skills"].clone();
+    doc["summary"]["escalate"] = json!(0);
+    doc["summary"]["human"] = json!(0);
+    doc["summary"]["needs_correction"] = json!(0);
+    doc
+}
+
+#[test]
+fn a_forks_document_never_passes_the_check_by_itself() {
+    let repo = Repo::plain();
+    repo.skill("skills/rho", "rho", 1, 4);
+    let doc = forged_approval(document(&repo, HEAD));
+    let fake = FakeGitHub::start();
+    fake.set_repo("octo-org", "octo-repo");
+    fake.set_pull(2, HEAD, BASE, AUTHOR, "forker/octo-repo", RUN_REPO);
+    let (code, _, stderr, _job) = publish(&doc, &fake, "");
+    fake.assert_no_violations();
+    assert_eq!(code, 0, "{stderr}");
+    let check = &fake.check_runs()[0];
+    assert_eq!(check.conclusion.as_deref(), Some("action_required"));
+    let summary = check.summary.as_deref().unwrap_or_default();
+    assert!(
+        summary.contains("These results come from a workflow run on a fork's code"),
+        "{summary}"
+    );
+}
+
+#[test]
+fn a_document_for_another_commit_posts_nothing() {
+    let repo = Repo::plain();
+    repo.skill("skills/sigma", "sigma", 2, 0);
+    let other = "cccccccccccccccccccccccccccccccccccccccc";
+    let doc = document(&repo, other);
+    let fake = published_fake();
+    let (code, _, stderr, job) = publish(&doc, &fake, "");
+    fake.assert_no_violations();
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        fake.check_runs().is_empty(),
+        "no check run on a commit the document names"
+    );
+    assert!(fake.comments().is_empty());
+    let note = "nothing was posted to GitHub: the results are for cccccccccccc, but the commit to publish on is ec26c3e57ca3";
+    assert!(stderr.contains(note), "{stderr}");
+    assert!(job.summary().contains(note));
+}
+
+#[test]
+fn other_peoples_comments_and_check_runs_are_left_alone() {
+    let repo = Repo::plain();
+    repo.skill("skills/tau", "tau", 2, 0);
+    let doc = document(&repo, HEAD);
+    let fake = published_fake();
+    let mallory = fake.add_issue_comment(2, "<!-- skillgate:summary -->\nAll good", "mallory");
+    // The workflow job itself, named skillgate, still running.
+    let job_run = fake.add_check_run("skillgate", HEAD, "in_progress", None);
+    let (code, _, stderr, _job) = publish(&doc, &fake, "");
+    fake.assert_no_violations();
+    assert_eq!(code, 0, "{stderr}");
+    let comments = fake.comments();
+    assert_eq!(comments.len(), 2, "a comment of our own beside mallory's");
+    let theirs = comments.iter().find(|c| c.id == mallory).expect("kept");
+    assert_eq!(theirs.body, "<!-- skillgate:summary -->\nAll good");
+    let runs = fake.check_runs();
+    assert_eq!(runs.len(), 2);
+    let untouched = runs.iter().find(|r| r.id == job_run).expect("job run");
+    assert_eq!(untouched.status, "in_progress");
+}
+
+#[test]
+fn names_from_a_document_cannot_issue_workflow_commands_or_escape() {
+    let repo = Repo::plain();
+    repo.skill("skills/upsilon", "upsilon", 1, 1);
+    let mut doc = document(&repo, HEAD);
+    doc["skills"][0]["name"] = json!("upsilon\n::error title=pwned::injected");
+    doc["skills"][0]["lint"] = json!([{
+        "rule": "x\n::warning::rule",
+        "severity": "error",
+        "file": "../../../etc/passwd",
+        "line": 3,
+        "message": "<img src=x onerror=alert(1)> @octocat"
+    }]);
+    let fake = published_fake();
+    let (code, stdout, stderr, job) = publish(&doc, &fake, "");
+    fake.assert_no_violations();
+    assert_eq!(code, 0, "{stderr}");
+    for line in stdout.lines().chain(stderr.lines()) {
+        assert!(
+            !line.trim_start().starts_with("::"),
+            "a workflow command: {line}"
+        );
+    }
+    let comment = &fake.comments()[0].body;
+    for text in [comment.as_str(), job.summary().as_str()] {
+        assert!(!text.contains("<img"), "{text}");
+        assert!(!text.contains("@octocat"), "{text}");
+    }
+    let annotations = &fake.check_runs()[0].annotations;
+    assert!(
+        annotations
+            .iter()
+            .all(|a| a["path"] == "skills/upsilon/SKILL.md"),
+        "{annotations:?}"
     );
 }

@@ -41,8 +41,6 @@ pub enum AuditError {
         attempts: u32,
         kept: PathBuf,
     },
-    #[error("audit database {}: {message}", path.display())]
-    Unready { path: PathBuf, message: String },
     #[error("audit database {}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -346,29 +344,9 @@ fn backoff(attempt: u32) -> Duration {
         .mul_f64(0.5 + crate::random::unit())
 }
 
-/// The file as it will be committed: one file (no journal), whole (`integrity_check`).
+/// The file as it will be committed: one file (no journal or WAL), whole (`integrity_check`).
 pub fn ready_bytes(path: &Path) -> Result<Vec<u8>, Error> {
-    let unready = |message: String| AuditError::Unready {
-        path: path.to_path_buf(),
-        message,
-    };
-    {
-        let conn = rusqlite::Connection::open(path).map_err(|e| unready(e.to_string()))?;
-        // A rollback journal left by a crash is rolled back by opening; WAL is folded in.
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
-            .map_err(|e| unready(e.to_string()))?;
-        if mode.eq_ignore_ascii_case("wal") {
-            conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode = DELETE;")
-                .map_err(|e| unready(e.to_string()))?;
-        }
-        let check: String = conn
-            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
-            .map_err(|e| unready(e.to_string()))?;
-        if check != "ok" {
-            return Err(unready(format!("fails its integrity check: {check}")).into());
-        }
-    }
+    Store::open(path)?.prepare_for_commit()?;
     std::fs::read(path).map_err(|source| {
         AuditError::Io {
             path: path.to_path_buf(),

@@ -18,10 +18,13 @@ pub fn run(command: &AuditCommand) -> Result<Outcome, Error> {
 }
 
 fn verify(args: &AuditVerifyArgs) -> Result<Outcome, Error> {
-    let path = args
-        .db
-        .clone()
-        .unwrap_or_else(|| args.repo.join(".skillgate").join("skills.db"));
+    let path = match &args.db {
+        Some(db) => db.clone(),
+        None => {
+            let config = crate::config::Config::load(&args.repo, None)?;
+            args.repo.join(&config.audit.db)
+        }
+    };
     if !path.is_file() {
         return Err(Error::usage(
             format!("no audit database at {}", path.display()),

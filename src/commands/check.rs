@@ -49,12 +49,14 @@ struct Scope {
     base_reader: Option<BaseReader>,
 }
 
-/// Reads files as they were at the base commit.
+/// Reads files as they were at the base commit: with git, or through the API when a shallow
+/// checkout does not have the base.
 struct BaseReader {
     git: Git,
     base: String,
     /// `--repo` relative to the top of the git repository (empty at the top).
     prefix: String,
+    api: Option<github::session::FileSource>,
 }
 
 impl BaseReader {
@@ -64,7 +66,10 @@ impl BaseReader {
         } else {
             format!("{}/{path}", self.prefix)
         };
-        self.git.read_file_at(&self.base, &full).ok().flatten()
+        match &self.api {
+            Some(api) => api.read(&full, &self.base),
+            None => self.git.read_file_at(&self.base, &full).ok().flatten(),
+        }
     }
 }
 
@@ -422,6 +427,9 @@ fn changed(
         }
         _ => None,
     };
+    let base_from_api = from_api
+        .as_ref()
+        .and_then(|_| github::session::FileSource::new(session));
     let (base, files, base_files) = match (pull_base.clone(), from_api) {
         (Some(base), Some(files)) => {
             // The base's files: the checkout's, less what the pull request added, plus what it
@@ -466,7 +474,12 @@ fn changed(
         base: Some(base.clone()),
         head: Some(checked_out),
         dirty,
-        base_reader: Some(BaseReader { git, base, prefix }),
+        base_reader: Some(BaseReader {
+            git,
+            base,
+            prefix,
+            api: base_from_api,
+        }),
     })
 }
 

@@ -24,6 +24,9 @@ pub enum Stage {
     Publish,
 }
 
+/// GitHub drops a step's summary over 1 MiB entirely.
+const STEP_SUMMARY_MAX_BYTES: usize = 1_000_000;
+
 /// Says why a fork's pull request got only a job summary.
 pub const FORK_NOTE: &str = "This pull request comes from a fork, so its token is read-only: skillgate wrote only the job summary. To post the check run and the comment, run `skillgate check --publish none --out results.json` here, upload results.json as an artifact, and run `skillgate publish --results results.json` from a `workflow_run` workflow (see the README).";
 
@@ -43,7 +46,9 @@ pub fn plan(mode: PublishMode, session: &Session, stage: Stage) -> Result<Plan, 
         write: match mode {
             PublishMode::None => false,
             PublishMode::Github => true,
-            PublishMode::Auto => session.in_actions && session.event.is_some(),
+            PublishMode::Auto => {
+                session.in_actions && session.event.as_ref().is_some_and(|e| e.is_supported())
+            }
         },
         ..Plan::default()
     };
@@ -102,10 +107,17 @@ pub fn deliver(
         }
     }
     if let Some(path) = &session.step_summary {
-        let mut text = render::markdown(run);
+        // Notes first: a long report is cut at its end, never the notes.
+        let mut text = String::new();
         for note in &notes {
-            text.push_str(&format!("\n> {}\n", render::markdown_text(note)));
+            text.push_str(&format!("> {}\n\n", render::markdown_text(note)));
         }
+        text.push_str(&render::markdown(run));
+        let text = render::trim_bytes(
+            &text,
+            STEP_SUMMARY_MAX_BYTES,
+            "the results document (--out)",
+        );
         outputs::append_summary(path, &text).map_err(|err| Error::io("write", path, err))?;
     }
     if let Some(path) = &session.output {
@@ -251,11 +263,11 @@ async fn publish_target(
             None => return refuse("no commit to publish on".to_owned()),
         },
     };
-    let tested = run
+    let tested = run.run.pull_request_head.as_deref().or(run
         .run
-        .pull_request_head
+        .head
         .as_deref()
-        .or(run.run.head.as_deref().filter(|_| pull.is_none()));
+        .filter(|_| pull.is_none()));
     if let Some(tested) = tested
         && tested != head
     {
@@ -319,11 +331,13 @@ const MAX_DOCUMENT: u64 = 256 * 1024 * 1024;
 
 fn read_document(path: &Path) -> Result<GateRun, Error> {
     let usage = |message: String| Error::usage(format!("{}: {message}", path.display()), None);
-    let meta = std::fs::metadata(path).map_err(|err| Error::io("read", path, err))?;
-    if meta.len() > MAX_DOCUMENT {
+    let file = std::fs::File::open(path).map_err(|err| Error::io("read", path, err))?;
+    let mut text = Vec::new();
+    std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_DOCUMENT + 1), &mut text)
+        .map_err(|err| Error::io("read", path, err))?;
+    if text.len() as u64 > MAX_DOCUMENT {
         return Err(usage(format!("larger than {MAX_DOCUMENT} bytes")));
     }
-    let text = std::fs::read(path).map_err(|err| Error::io("read", path, err))?;
     let value: serde_json::Value = serde_json::from_slice(&text).map_err(|e| {
         usage(format!(
             "not JSON (line {}, column {}): {e}",
@@ -367,6 +381,10 @@ pub fn merge(paths: &[PathBuf]) -> Result<GateRun, Error> {
                 same(&merged.run.pull_request, &run.run.pull_request),
             ),
             ("head commit", same(&merged.run.head, &run.run.head)),
+            (
+                "pull request head",
+                same(&merged.run.pull_request_head, &run.run.pull_request_head),
+            ),
         ] {
             if !equal {
                 return Err(Error::usage(
@@ -392,7 +410,12 @@ pub fn merge(paths: &[PathBuf]) -> Result<GateRun, Error> {
             }
             merged.skills.push(skill);
         }
-        merged.findings.extend(run.findings);
+        // Run-level findings (a symlink loop under a skill root) are the same in every shard.
+        for finding in run.findings {
+            if !merged.findings.contains(&finding) {
+                merged.findings.push(finding);
+            }
+        }
         if run.run.started_at < merged.run.started_at {
             merged.run.started_at = run.run.started_at;
         }

@@ -13,6 +13,11 @@ use http_body_util::BodyExt;
 use octocrab::Octocrab;
 use serde_json::Value;
 
+/// One request, answer included, never takes longer (a server trickling bytes included).
+const REQUEST_DEADLINE: Duration = Duration::from_secs(120);
+/// No answer the gate reads is bigger (the raw audit database is at most GitHub's 100 MB).
+const MAX_BODY: usize = 128 * 1024 * 1024;
+
 /// A GitHub token. Never printed: `Debug` and `Display` show `***`.
 #[derive(Clone)]
 pub struct Token(String);
@@ -217,7 +222,14 @@ impl Client {
     ) -> Result<(Vec<Value>, bool), ApiError> {
         let mut items = Vec::new();
         let mut next = Some(path.to_owned());
+        // A server that keeps answering `next` (with empty pages, or pages of one) must not
+        // keep the job forever.
+        let mut pages_left = max_items / 30 + 2;
         while let Some(page) = next.take() {
+            if pages_left == 0 {
+                return Ok((items, true));
+            }
+            pages_left -= 1;
             let answer = self.retried(Method::Get, &page, None, None).await?;
             let Value::Array(page_items) = decode(Method::Get, &page, &answer)? else {
                 return Err(ApiError::Decode {
@@ -226,8 +238,13 @@ impl Client {
                     message: "expected a list".to_owned(),
                 });
             };
+            let empty = page_items.is_empty();
             items.extend(page_items);
-            let link = answer.link.as_deref().and_then(next_link);
+            let link = answer
+                .link
+                .as_deref()
+                .and_then(next_link)
+                .filter(|_| !empty);
             if items.len() >= max_items {
                 let more = items.len() > max_items || link.is_some();
                 items.truncate(max_items);
@@ -266,11 +283,31 @@ impl Client {
         }
     }
 
-    /// Sent once, never retried here: see [`ApiError::maybe_applied`].
+    /// Never sent again after a 5xx or a lost answer (see [`ApiError::maybe_applied`]); only a
+    /// rate limit, which GitHub answers without acting, is waited out and retried.
     pub async fn post(&self, path: &str, body: &Value) -> Result<Value, ApiError> {
-        let answer = self.once(Method::Post, path, Some(body), None).await?;
-        let answer = check_status(Method::Post, path, answer)?;
-        decode(Method::Post, path, &answer)
+        let mut attempt = 0;
+        loop {
+            let answer = self.once(Method::Post, path, Some(body), None).await?;
+            let rate_limited = matches!(answer.status, 403 | 429);
+            match wait_for(&answer, attempt, &self.retry, now_epoch()) {
+                Wait::For(wait) if rate_limited && attempt < self.retry.retries => {
+                    attempt += 1;
+                    tokio::time::sleep(wait).await;
+                }
+                Wait::TooLong(wait) => {
+                    return Err(ApiError::RateLimited {
+                        method: "POST",
+                        path: path.to_owned(),
+                        wait,
+                    });
+                }
+                _ => {
+                    let answer = check_status(Method::Post, path, answer)?;
+                    return decode(Method::Post, path, &answer);
+                }
+            }
+        }
     }
 
     async fn retried(
@@ -317,23 +354,28 @@ impl Client {
             path: path.to_owned(),
             message: self.scrub(&message),
         };
-        let response = match method {
-            Method::Get => {
-                let headers = accept.map(|accept| {
-                    let mut headers = http::HeaderMap::new();
-                    if let Ok(value) = http::HeaderValue::from_str(accept) {
-                        headers.insert(http::header::ACCEPT, value);
-                    }
-                    headers
-                });
-                self.octo._get_with_headers(path, headers).await
+        let request = async {
+            match method {
+                Method::Get => {
+                    let headers = accept.map(|accept| {
+                        let mut headers = http::HeaderMap::new();
+                        if let Ok(value) = http::HeaderValue::from_str(accept) {
+                            headers.insert(http::header::ACCEPT, value);
+                        }
+                        headers
+                    });
+                    self.octo._get_with_headers(path, headers).await
+                }
+                Method::Post => self.octo._post(path, body).await,
+                Method::Patch => self.octo._patch(path, body).await,
+                Method::Put => self.octo._put(path, body).await,
+                Method::Delete => self.octo._delete(path, None::<&()>).await,
             }
-            Method::Post => self.octo._post(path, body).await,
-            Method::Patch => self.octo._patch(path, body).await,
-            Method::Put => self.octo._put(path, body).await,
-            Method::Delete => self.octo._delete(path, None::<&()>).await,
-        }
-        .map_err(|err| transport(error_chain(&err)))?;
+        };
+        let response = tokio::time::timeout(REQUEST_DEADLINE, request)
+            .await
+            .map_err(|_| transport(format!("no answer within {}s", REQUEST_DEADLINE.as_secs())))?
+            .map_err(|err| transport(error_chain(&err)))?;
         let header = |name: &str| {
             response
                 .headers()
@@ -346,11 +388,16 @@ impl Client {
         let rate_remaining = header("x-ratelimit-remaining");
         let rate_reset = header("x-ratelimit-reset");
         let link = header("link");
-        let body = response
-            .into_body()
-            .collect()
+        let limited = http_body_util::Limited::new(response.into_body(), MAX_BODY);
+        let body = tokio::time::timeout(REQUEST_DEADLINE, limited.collect())
             .await
-            .map_err(|err| transport(error_chain(&err)))?
+            .map_err(|_| {
+                transport(format!(
+                    "the answer took over {}s",
+                    REQUEST_DEADLINE.as_secs()
+                ))
+            })?
+            .map_err(|err| transport(format!("reading the answer: {err}")))?
             .to_bytes()
             .to_vec();
         Ok(Answer {

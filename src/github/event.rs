@@ -314,7 +314,10 @@ mod tests {
             event.workflow_run_head.as_deref(),
             Some("3484a3fb816e0859fd6e1cea078d76385ff50625")
         );
-        assert_eq!(event.workflow_run_head_repo.as_deref(), Some("octo-org/octo-repo"));
+        assert_eq!(
+            event.workflow_run_head_repo.as_deref(),
+            Some("octo-org/octo-repo")
+        );
         assert!(event.pull.is_none());
     }
 

@@ -137,6 +137,62 @@ impl Session {
     }
 }
 
+/// Files of the repository at a commit, through the contents API: the base of a pull request
+/// when a shallow checkout does not have it.
+#[derive(Debug, Clone)]
+pub struct FileSource {
+    api_url: String,
+    token: Token,
+    repo: Repo,
+}
+
+impl FileSource {
+    pub fn new(session: &Session) -> Option<Self> {
+        Some(Self {
+            api_url: session.api_url.clone(),
+            token: session.token.clone()?,
+            repo: session.repo.clone()?,
+        })
+    }
+
+    /// A text file at `rev`; `None` when it does not exist there or cannot be read.
+    pub fn read(&self, path: &str, rev: &str) -> Option<String> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .ok()?;
+        let api_path = format!(
+            "/repos/{}/{}/contents/{}?ref={rev}",
+            self.repo.owner,
+            self.repo.name,
+            encode_path(path)
+        );
+        let bytes = runtime
+            .block_on(async {
+                let client = Client::new(&self.api_url, self.token.clone(), Retry::default())?;
+                client
+                    .get_raw(&api_path, "application/vnd.github.raw")
+                    .await
+            })
+            .ok()
+            .flatten()?;
+        String::from_utf8(bytes).ok()
+    }
+}
+
+/// Percent-encode a repository path for a URL, keeping the `/` between its parts.
+pub fn encode_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~' | b'/') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// A pull request as the API has it now: head, base, author, fork or not.
 pub async fn get_pull(client: &Client, repo: &Repo, number: u64) -> Result<PullRequest, ApiError> {
     let path = format!("/repos/{}/{}/pulls/{number}", repo.owner, repo.name);

@@ -41,13 +41,12 @@ pub struct Annotation {
 
 /// Title, summary (headline, notes and the skills table) and text (failures and findings).
 pub fn check_output(run: &GateRun, notes: &[String]) -> CheckOutput {
-    let mut summary = markdown::table(run);
-    if !notes.is_empty() {
-        summary.push('\n');
-        for note in notes {
-            summary.push_str(&format!("> {}\n", esc(note)));
-        }
+    // Notes first: a long table is cut at its end, never the notes.
+    let mut summary = String::new();
+    for note in notes {
+        summary.push_str(&format!("> {}\n\n", esc(note)));
     }
+    summary.push_str(&markdown::table(run));
     let details = markdown::details(run);
     let text = if details.trim().is_empty() {
         "Nothing failed and nothing was found.".to_owned()
@@ -64,13 +63,10 @@ pub fn check_output(run: &GateRun, notes: &[String]) -> CheckOutput {
 /// The sticky comment: the marker, the report, the notes; at most 65,536 characters.
 pub fn comment(run: &GateRun, notes: &[String]) -> String {
     let mut body = format!("{COMMENT_MARKER}\n");
-    body.push_str(&markdown::markdown(run));
-    if !notes.is_empty() {
-        body.push('\n');
-        for note in notes {
-            body.push_str(&format!("> {}\n", esc(note)));
-        }
+    for note in notes {
+        body.push_str(&format!("> {}\n\n", esc(note)));
     }
+    body.push_str(&markdown::markdown(run));
     trim_chars(
         &body,
         COMMENT_MAX_CHARS,
@@ -82,6 +78,10 @@ pub fn comment(run: &GateRun, notes: &[String]) -> String {
 pub fn annotations(run: &GateRun) -> Vec<Annotation> {
     let mut out = Vec::new();
     for finding in &run.findings {
+        // A place outside the repository is no place to annotate; the finding is in the text.
+        if !safe_path(&finding.file) {
+            continue;
+        }
         out.push(annotation(
             finding.file.clone(),
             finding.line,
@@ -91,10 +91,18 @@ pub fn annotations(run: &GateRun) -> Vec<Annotation> {
         ));
     }
     for skill in &run.skills {
+        if !safe_path(&skill_md(skill)) {
+            continue;
+        }
         for finding in &skill.lint {
+            let (path, line) = if safe_path(&finding.file) {
+                (finding.file.clone(), finding.line)
+            } else {
+                (skill_md(skill), None)
+            };
             out.push(annotation(
-                finding.file.clone(),
-                finding.line,
+                path,
+                line,
                 level(finding.severity),
                 format!("{}: {}", skill.name, finding.rule),
                 &finding.message,

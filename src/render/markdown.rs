@@ -78,7 +78,7 @@ pub fn details(run: &GateRun) -> String {
                 out,
                 "- {} ({}): {}",
                 esc(&f.location()),
-                f.rule,
+                esc(&f.rule),
                 esc(&f.message)
             );
         }

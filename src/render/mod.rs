@@ -11,6 +11,7 @@ mod text;
 pub use escape::markdown_text;
 pub use github::{
     Annotation, COMMENT_MARKER, CheckOutput, all_auto, annotations, check_output, comment,
+    trim_bytes,
 };
 pub use json::json;
 pub use lint::{lint_json, lint_text};

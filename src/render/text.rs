@@ -40,7 +40,9 @@ fn table(run: &GateRun, out: &mut String) {
         .iter()
         .map(|skill| {
             let change = match &skill.change {
-                crate::changes::ChangeKind::Renamed { from } => format!("renamed from {from}"),
+                crate::changes::ChangeKind::Renamed { from } => {
+                    format!("renamed from {}", clean(from))
+                }
                 other => other.label().to_owned(),
             };
             (
@@ -91,7 +93,9 @@ fn failures(run: &GateRun, out: &mut String) {
         let _ = writeln!(
             out,
             "\nfailed tests in {} ({} of {}):",
-            skill.name, tests.fail_count, tests.total_count
+            clean(&skill.name),
+            tests.fail_count,
+            tests.total_count
         );
         for case in &tests.failed_tests {
             let place = match (&case.file, case.line) {
@@ -131,7 +135,7 @@ fn findings(run: &GateRun, out: &mut String) {
             out,
             "  {}: {severity}[{}]: {}",
             clean(&finding.location()),
-            finding.rule,
+            clean(&finding.rule),
             clean(&finding.message)
         );
     }
