@@ -29,6 +29,10 @@ pub enum Command {
     /// Post and record finished runs: the second stage after matrix shards or a fork's
     /// read-only job, from the results documents `check --out` wrote.
     Publish(PublishArgs),
+    /// On a `pull_request_review` event: record an eligible reviewer's approval (or change
+    /// request) for the skills waiting at the pull request's head, and pass the check once
+    /// every one has the approvals it needs.
+    Review(ReviewArgs),
     /// The audit trail in the database: `verify` walks its hash chain.
     #[command(subcommand)]
     Audit(AuditCommand),
@@ -92,6 +96,24 @@ pub struct PublishArgs {
     /// Which outcomes make the process fail (as for `check`).
     #[arg(long, value_enum, default_value_t = FailOn::Never)]
     pub fail_on: FailOn,
+}
+
+#[derive(Debug, Args)]
+pub struct ReviewArgs {
+    /// The repository whose config (routing) applies.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub repo: PathBuf,
+
+    /// The config file [default: .skillgate.toml in the repository, if present].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// The audit database, when not published [default: `[audit] db` in the repository].
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub github: GithubArgs,
 }
 
 /// How the verdict reaches GitHub.

@@ -21,6 +21,7 @@ fn main() -> ExitCode {
         Command::Parse(args) => commands::parse::run(&args),
         Command::Lint(args) => commands::lint::run(&args),
         Command::Publish(args) => commands::publish::run(&args),
+        Command::Review(args) => commands::review::run(&args),
         Command::Audit(command) => commands::audit::run(&command),
     };
     match result {

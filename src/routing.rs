@@ -51,6 +51,8 @@ pub struct Routing {
     pub escalate: Option<Route>,
     /// The human tier (and skills that need correction, once corrected).
     pub human: Option<Route>,
+    /// Logins whose approval counts for any skill, routed to them or not.
+    pub reviewers: Vec<String>,
 }
 
 /// The reviewers to request for a set of skills, without duplicates, in config order.
@@ -77,6 +79,39 @@ impl Routing {
             Category::CategoryChange => self.category_change.as_ref(),
             Category::CategoryLevel => self.category_level.as_ref(),
         }
+    }
+
+    /// The route of a pending decision: by its first escalation category, else `escalate`; the
+    /// human tier by `human`.
+    pub fn route_for(&self, tier: Tier, categories: &[String]) -> Option<&Route> {
+        match tier {
+            Tier::Auto => None,
+            Tier::Human => self.human.as_ref(),
+            Tier::Escalate => categories
+                .first()
+                .and_then(|c| {
+                    self.entries()
+                        .into_iter()
+                        .find(|(key, _)| key == c)
+                        .map(|(_, r)| r)
+                })
+                .or(self.escalate.as_ref()),
+        }
+    }
+
+    /// Whether `login`'s review counts for a decision of this tier and these categories: a
+    /// user of its route, or one of `reviewers`. Teams cannot be told from a login here.
+    pub fn is_eligible(&self, login: &str, tier: Tier, categories: &[String]) -> bool {
+        let same = |u: &String| u.eq_ignore_ascii_case(login);
+        self.reviewers.iter().any(same)
+            || self
+                .route_for(tier, categories)
+                .is_some_and(|r| r.users.iter().any(same))
+    }
+
+    /// Approvals a decision of this tier and these categories needs (1 without a route).
+    pub fn required(&self, tier: Tier, categories: &[String]) -> u32 {
+        self.route_for(tier, categories).map_or(1, |r| r.approvals)
     }
 
     /// The route for one skill's decision; `None` for an approval.
@@ -149,6 +184,9 @@ impl Routing {
 
     /// A message for the first malformed login or team.
     pub fn problem(&self) -> Option<(&'static str, String)> {
+        if let Some(user) = self.reviewers.iter().find(|u| !is_login(u)) {
+            return Some(("reviewers", format!("`{user}` is not a GitHub login")));
+        }
         for (key, route) in self.entries() {
             for user in &route.users {
                 if !is_login(user) {

@@ -1129,3 +1129,148 @@ fn names_from_a_document_cannot_issue_workflow_commands_or_escape() {
         "{annotations:?}"
     );
 }
+
+// ---- reviews --------------------------------------------------------------------------------
+
+/// `skillgate review` for a review by `login` in `state` of `commit`.
+fn review(
+    repo: &Repo,
+    fake: &FakeGitHub,
+    (base, head): (&str, &str),
+    (id, login, state, commit): (u64, &str, &str, &str),
+) -> (i32, String, String) {
+    let job = Job::new();
+    let path = job.event("pull_request_review.submitted.json", base, head);
+    let mut event: Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("event")).expect("json");
+    event["review"]["id"] = json!(id);
+    event["review"]["user"]["login"] = json!(login);
+    event["review"]["state"] = json!(state);
+    event["review"]["commit_id"] = json!(commit);
+    event["review"]["body"] = json!("Looks right to me. cc @octocat <b>");
+    event["review"]["submitted_at"] = json!(
+        humantime::format_rfc3339_seconds(std::time::SystemTime::now() + Duration::from_secs(600))
+            .to_string()
+    );
+    std::fs::write(&path, event.to_string()).expect("write");
+    let mut cmd = repo.skillgate(&["review"]);
+    job.env(&mut cmd, fake, "pull_request_review", &path);
+    run(cmd)
+}
+
+#[test]
+fn eligible_approvals_are_recorded_and_pass_the_check_when_all_are_in() {
+    let (repo, base, head) = pull_request_repo();
+    let fake = fake_for(&base, &head, &format!("{OWNER}/{REPO}"));
+    let job = Job::new();
+    let event = job.event("pull_request.opened.json", &base, &head);
+    let (code, _, stderr) = check(&repo, &job, &fake, "pull_request", &event);
+    assert_eq!(code, 3, "{stderr}");
+    assert_eq!(
+        fake.check_runs()[0].conclusion.as_deref(),
+        Some("action_required")
+    );
+    let shas = (base.as_str(), head.as_str());
+
+    // Someone nobody routed to: nothing recorded.
+    let (code, stdout, stderr) = review(&repo, &fake, shas, (11, "bob", "approved", &head));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("bob's review does not count for alpha, beta"),
+        "{stdout}"
+    );
+    // A review of an older commit: nothing recorded.
+    let (_, stdout, _) = review(&repo, &fake, shas, (12, "alice", "approved", &base));
+    assert!(stdout.contains("it changes nothing"), "{stdout}");
+    // alice is routed the coverage escalation (alpha).
+    let (code, stdout, stderr) = review(&repo, &fake, shas, (13, "alice", "approved", &head));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("alice's approval of alpha"), "{stdout}");
+    assert!(
+        stdout.contains("@bob") || !stdout.contains("beta | human | 1/1"),
+        "{stdout}"
+    );
+    assert_eq!(
+        fake.check_runs()[0].conclusion.as_deref(),
+        Some("action_required"),
+        "beta still waits for a maintainer"
+    );
+    // The same review delivered twice records nothing more.
+    let commits = fake.requests_for("git/create-commit").len();
+    review(&repo, &fake, shas, (13, "alice", "approved", &head));
+    assert_eq!(fake.requests_for("git/create-commit").len(), commits);
+    // The maintainer approves beta: every skill is approved, the check passes.
+    let (code, stdout, stderr) = review(&repo, &fake, shas, (14, "maintainer1", "approved", &head));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("maintainer1's approval of beta"),
+        "{stdout}"
+    );
+    let check = &fake.check_runs()[0];
+    assert_eq!(check.conclusion.as_deref(), Some("success"));
+    assert_eq!(
+        check.title.as_deref(),
+        Some("every skill waiting for review is approved")
+    );
+    fake.assert_no_violations();
+
+    // The trail on the branch: two approvals with approver, escaped reasoning and minutes.
+    let bytes = fake.file_at("skillgate/audit", AUDIT_DB).expect("db");
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("db"), &bytes).expect("write");
+    let conn = rusqlite::Connection::open(dir.path().join("db")).expect("open");
+    let rows: Vec<(String, String, String, i64)> = conn
+        .prepare(
+            "SELECT s.name, ah.approver, ah.reasoning, ah.review_duration_minutes \
+             FROM approval_history ah JOIN skills s ON s.id = ah.skill_id \
+             WHERE ah.decision = 'approved' ORDER BY ah.id",
+        )
+        .expect("query")
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .expect("rows")
+        .map(|r| r.expect("row"))
+        .collect();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!((rows[0].0.as_str(), rows[0].1.as_str()), ("alpha", "alice"));
+    assert_eq!(
+        (rows[1].0.as_str(), rows[1].1.as_str()),
+        ("beta", "maintainer1")
+    );
+    assert_eq!(
+        rows[0].2,
+        "Looks right to me. cc @\u{200d}octocat &lt;b&gt;"
+    );
+    assert!(
+        (9..=11).contains(&rows[0].3),
+        "about ten minutes: {}",
+        rows[0].3
+    );
+    let mut verify = common::skillgate();
+    verify
+        .args(["audit", "verify", "--db"])
+        .arg(dir.path().join("db"));
+    let (code, stdout, stderr) = run(verify);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+}
+
+#[test]
+fn a_change_request_fails_the_check() {
+    let (repo, base, head) = pull_request_repo();
+    let fake = fake_for(&base, &head, &format!("{OWNER}/{REPO}"));
+    let job = Job::new();
+    let event = job.event("pull_request.opened.json", &base, &head);
+    check(&repo, &job, &fake, "pull_request", &event);
+    let (code, stdout, stderr) = review(
+        &repo,
+        &fake,
+        (&base, &head),
+        (21, "maintainer1", "changes_requested", &head),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("maintainer1's change request of beta"),
+        "{stdout}"
+    );
+    assert_eq!(fake.check_runs()[0].conclusion.as_deref(), Some("failure"));
+    fake.assert_no_violations();
+}

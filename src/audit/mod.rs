@@ -41,6 +41,10 @@ pub enum AuditError {
         attempts: u32,
         kept: PathBuf,
     },
+    #[error(
+        "audit branch {branch}: other runs kept moving it; gave up after {attempts} attempts: re-run this job to record the review"
+    )]
+    ReviewLost { branch: String, attempts: u32 },
     #[error("audit database {}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -272,42 +276,56 @@ impl Trail {
 
     /// Commit the database back when `changed`; on a lost race, re-read the branch, re-record
     /// `run` and try again, with jittered backoff. Returns the new commit, `None` when nothing
-    /// changed. When every attempt loses, the results document is written beside `keep_dir`.
+    /// changed. When every attempt loses, the results document is written to `keep_dir`.
     pub fn commit(
         &mut self,
         run: &GateRun,
         changed: bool,
         keep_dir: &Path,
     ) -> Result<Option<String>, Error> {
+        let reapply = |path: &Path| -> Result<(), Error> {
+            Store::open(path)?.record(run)?;
+            Ok(())
+        };
+        match self.commit_with(&commit_message(run), changed, &reapply)? {
+            Some(Ok(sha)) => Ok(Some(sha)),
+            None => Ok(None),
+            Some(Err(attempts)) => Err(AuditError::Exhausted {
+                branch: self.branch().to_owned(),
+                attempts,
+                kept: keep(run, keep_dir)?,
+            }
+            .into()),
+        }
+    }
+
+    /// The commit loop for any change to the database: `reapply` makes the same change again
+    /// on a freshly read copy after a lost race. `Some(Err(attempts))` when every attempt lost.
+    pub fn commit_with(
+        &mut self,
+        message: &str,
+        changed: bool,
+        reapply: &dyn Fn(&Path) -> Result<(), Error>,
+    ) -> Result<Option<Result<String, u32>>, Error> {
         if !changed && self.head.is_some() {
             return Ok(None);
         }
-        let message = commit_message(run);
         for attempt in 1..=self.attempts {
             let bytes = ready_bytes(&self.path())?;
-            match self
-                .backend
-                .commit(self.head.as_deref(), &bytes, &message)?
-            {
+            match self.backend.commit(self.head.as_deref(), &bytes, message)? {
                 Landed::Commit(sha) => {
                     self.head = Some(sha.clone());
-                    return Ok(Some(sha));
+                    return Ok(Some(Ok(sha)));
                 }
                 Landed::Moved if attempt < self.attempts => {
                     std::thread::sleep(backoff(attempt));
                     self.reread()?;
-                    Store::open(&self.path())?.record(run)?;
+                    reapply(&self.path())?;
                 }
                 Landed::Moved => {}
             }
         }
-        let kept = keep(run, keep_dir)?;
-        Err(AuditError::Exhausted {
-            branch: self.branch().to_owned(),
-            attempts: self.attempts,
-            kept,
-        }
-        .into())
+        Ok(Some(Err(self.attempts)))
     }
 }
 

@@ -982,7 +982,7 @@ fn run_info(
     }
 }
 
-fn now() -> String {
+pub(crate) fn now() -> String {
     humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
 }
 

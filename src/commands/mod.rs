@@ -5,3 +5,4 @@ pub mod check;
 pub mod lint;
 pub mod parse;
 pub mod publish;
+pub mod review;

@@ -81,6 +81,8 @@ pub struct Review {
     pub body: String,
     /// The head the review was given on.
     pub commit_id: Option<String>,
+    /// RFC 3339.
+    pub submitted_at: Option<String>,
 }
 
 /// The event a job runs for.
@@ -189,6 +191,10 @@ impl Event {
                             .to_owned(),
                         commit_id: review
                             .get("commit_id")
+                            .and_then(Value::as_str)
+                            .map(str::to_owned),
+                        submitted_at: review
+                            .get("submitted_at")
                             .and_then(Value::as_str)
                             .map(str::to_owned),
                     });

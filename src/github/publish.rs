@@ -313,6 +313,40 @@ async fn find_check_run(
         .max_by_key(|(id, _, _)| *id))
 }
 
+/// Turn our check run on `head_sha` to `conclusion` (after reviews), with a new title and
+/// summary; its annotations stay. `None` when there is no check run of ours on that commit.
+pub async fn conclude(
+    client: &Client,
+    repo: &Repo,
+    head_sha: &str,
+    conclusion: &str,
+    title: &str,
+    summary: &str,
+) -> Result<Option<u64>, ApiError> {
+    let target = Target {
+        repo,
+        pull: None,
+        head_sha,
+        details_url: None,
+        untrusted: false,
+    };
+    let Some((id, _, _)) = find_check_run(client, &target).await? else {
+        return Ok(None);
+    };
+    let summary = render::trim_bytes(summary, render::CHECK_TEXT_MAX_BYTES, "the job summary");
+    client
+        .patch(
+            &format!("{}/check-runs/{id}", repo_path(repo)),
+            &json!({
+                "status": "completed",
+                "conclusion": conclusion,
+                "output": { "title": title, "summary": summary },
+            }),
+        )
+        .await?;
+    Ok(Some(id))
+}
+
 /// A short digest of the annotations, to recognise them on a re-run.
 fn annotations_digest(annotations: &[Annotation]) -> String {
     let mut hasher = Sha256::new();

@@ -6,7 +6,6 @@ use serde::Serialize;
 use super::escape::markdown_text as esc;
 use super::markdown;
 use crate::gate::{GateRun, SkillResult};
-use crate::policy::Verdict;
 use crate::skill::Severity;
 
 /// The marker that finds the sticky comment again.
@@ -308,13 +307,6 @@ fn trim(text: &str, max: usize, size: impl Fn(&str) -> usize, rest_in: &str) -> 
         cut_bytes.div_ceil(1024)
     ));
     kept
-}
-
-/// Whether the whole run can be approved by the system: the check run's `success`.
-pub fn all_auto(run: &GateRun) -> bool {
-    run.skills
-        .iter()
-        .all(|s| s.decision.decision == Verdict::Approved)
 }
 
 #[cfg(test)]

@@ -10,8 +10,8 @@ mod text;
 
 pub use escape::markdown_text;
 pub use github::{
-    Annotation, COMMENT_MARKER, CheckOutput, all_auto, annotations, check_output, comment,
-    trim_bytes,
+    Annotation, CHECK_TEXT_MAX_BYTES, COMMENT_MARKER, CheckOutput, annotations, check_output,
+    comment, trim_bytes,
 };
 pub use json::json;
 pub use lint::{lint_json, lint_text};

@@ -1,0 +1,301 @@
+//! `skillgate review`, on a `pull_request_review` event: an eligible reviewer's approval (or
+//! change request) is recorded for the skills waiting at the pull request's head; once every
+//! one has the approvals its tier needs, the check run passes.
+
+use std::fmt::Write;
+
+use crate::audit;
+use crate::cli::ReviewArgs;
+use crate::config::Config;
+use crate::error::Error;
+use crate::github::publish::conclude;
+use crate::github::{Session, Token, outputs};
+use crate::render::markdown_text as esc;
+use crate::store::{Pending, Review, ReviewDecision, Store};
+
+use super::check::Outcome;
+use super::publish::{self, Stage};
+
+pub fn run(args: &ReviewArgs) -> Result<Outcome, Error> {
+    let repo = super::check::open_repo(&args.repo)?;
+    let config = Config::load(&repo, args.config.as_deref())?;
+    let session = Session::from_env(args.github.token.as_ref().map(Token::expose))?;
+    let event = session
+        .event
+        .as_ref()
+        .filter(|e| e.name == "pull_request_review");
+    let (Some(pull), Some(review)) = (
+        event.and_then(|e| e.pull.as_ref()),
+        event.and_then(|e| e.review.as_ref()),
+    ) else {
+        return Err(Error::usage(
+            format!(
+                "review runs on a pull_request_review event, not {}",
+                session.event_name().unwrap_or("outside GitHub Actions")
+            ),
+            Some("run it from a workflow `on: pull_request_review` with GITHUB_EVENT_PATH set"),
+        ));
+    };
+    let repository = session
+        .repo
+        .as_ref()
+        .map(crate::github::Repo::full)
+        .unwrap_or_default();
+    // A fork's review job has a read-only token: it can record nothing where it lasts.
+    let plan = publish::plan(args.github.publish, &session, Stage::Check)?;
+    let mut notes = plan.notes.clone();
+    let mut warnings = plan.warnings.clone();
+    let mut trail = if plan.write {
+        audit::connect(&config.audit, &session, &repo)?
+    } else {
+        None
+    };
+    let db_path = match &trail {
+        Some(trail) => trail.path(),
+        None => args
+            .db
+            .clone()
+            .unwrap_or_else(|| repo.join(&config.audit.db)),
+    };
+    let mut store = Store::open(&db_path)?;
+    let who = format!("@{}", review.reviewer);
+
+    let decision = match review.state.as_str() {
+        "approved" => Some(ReviewDecision::Approved),
+        "changes_requested" => Some(ReviewDecision::NeedsCorrection),
+        other => {
+            notes.push(format!(
+                "{who}'s review is `{other}`: only an approval or a change request is a decision"
+            ));
+            None
+        }
+    };
+    let stale = review
+        .commit_id
+        .as_deref()
+        .is_some_and(|c| c != pull.head_sha);
+    if stale {
+        notes.push(format!(
+            "{who}'s review is of {}, but the pull request is at {}: it changes nothing (review the latest commit)",
+            short(review.commit_id.as_deref().unwrap_or_default()),
+            short(&pull.head_sha)
+        ));
+    }
+    let submitted = Submitted {
+        repository: &repository,
+        pull_request: pull.number,
+        head: &pull.head_sha,
+        reviewer: &review.reviewer,
+        body: &review.body,
+        reviewed_at: review
+            .submitted_at
+            .clone()
+            .unwrap_or_else(super::check::now),
+        review_id: review.id.to_string(),
+    };
+    let mut recorded = 0;
+    if let (Some(decision), false) = (decision, stale) {
+        let outcome = submitted.record(&mut store, decision, &config)?;
+        recorded = outcome.recorded;
+        notes.extend(outcome.notes);
+    }
+    let pending = store.pending_escalations(&repository, pull.number, &pull.head_sha)?;
+    drop(store);
+
+    let summary = status(&pending, &config);
+    let conclusion = if pending.iter().any(|p| !p.changes_requested_by.is_empty()) {
+        Some("failure")
+    } else if !pending.is_empty()
+        && pending
+            .iter()
+            .all(|p| p.is_approved(config.routing.required(p.tier, &p.categories)))
+    {
+        Some("success")
+    } else {
+        None
+    };
+    if plan.write
+        && recorded > 0
+        && let (Some(conclusion), Some(repo_id)) = (conclusion, session.repo.as_ref())
+    {
+        let title = match conclusion {
+            "success" => "every skill waiting for review is approved".to_owned(),
+            _ => "changes requested".to_owned(),
+        };
+        let text = format!("### skillgate: {title}\n\n{summary}");
+        let found = session.with_client(async |client| {
+            Ok(conclude(client, repo_id, &pull.head_sha, conclusion, &title, &text).await?)
+        })?;
+        if found.is_none() {
+            notes.push(format!(
+                "no skillgate check run on {} to update",
+                short(&pull.head_sha)
+            ));
+        }
+    }
+    if let (Some(trail), Some(decision)) = (&mut trail, decision.filter(|_| !stale)) {
+        let reapply = |path: &std::path::Path| -> Result<(), Error> {
+            submitted.record(&mut Store::open(path)?, decision, &config)?;
+            Ok(())
+        };
+        let message = format!(
+            "skillgate: review by {} for #{} at {}",
+            review.reviewer,
+            pull.number,
+            short(&pull.head_sha)
+        );
+        match trail.commit_with(&message, recorded > 0, &reapply)? {
+            Some(Ok(commit)) => warnings.push(format!(
+                "audit trail committed to {} ({})",
+                trail.branch(),
+                short(&commit)
+            )),
+            None => {}
+            Some(Err(attempts)) => {
+                return Err(audit::AuditError::ReviewLost {
+                    branch: trail.branch().to_owned(),
+                    attempts,
+                }
+                .into());
+            }
+        }
+    }
+    let mut report = String::from("### skillgate: review\n\n");
+    for note in &notes {
+        let _ = writeln!(report, "> {}\n", esc(note));
+    }
+    report.push_str(&summary);
+    if let Some(path) = &session.step_summary {
+        outputs::append_summary(path, &report).map_err(|err| Error::io("write", path, err))?;
+    }
+    warnings.extend(notes);
+    Ok(Outcome {
+        stdout: report,
+        warnings,
+        exit_code: crate::exit_codes::OK,
+    })
+}
+
+/// One line per skill waiting at this head: tier, approvals against what it needs.
+fn status(pending: &[Pending], config: &Config) -> String {
+    if pending.is_empty() {
+        return "No skill waits for a review at this head.\n".to_owned();
+    }
+    let mut out = String::from(
+        "| skill | tier | approvals | changes requested by |\n| --- | --- | --- | --- |\n",
+    );
+    for p in pending {
+        let required = config.routing.required(p.tier, &p.categories);
+        let approvers: Vec<String> = p
+            .approvers
+            .iter()
+            .map(|a| format!("@\u{200d}{}", esc(a)))
+            .collect();
+        let changes: Vec<String> = p
+            .changes_requested_by
+            .iter()
+            .map(|a| format!("@\u{200d}{}", esc(a)))
+            .collect();
+        let by = if approvers.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", approvers.join(", "))
+        };
+        let _ = writeln!(
+            out,
+            "| {} | {} | {}/{required}{by} | {} |",
+            esc(&p.skill),
+            p.tier.as_str(),
+            p.approvers.len(),
+            if changes.is_empty() {
+                "—".to_owned()
+            } else {
+                changes.join(", ")
+            }
+        );
+    }
+    out
+}
+
+/// A submitted review, recorded against whatever waits at its head.
+struct Submitted<'a> {
+    repository: &'a str,
+    pull_request: u64,
+    head: &'a str,
+    reviewer: &'a str,
+    body: &'a str,
+    reviewed_at: String,
+    review_id: String,
+}
+
+struct Recorded {
+    recorded: usize,
+    notes: Vec<String>,
+}
+
+impl Submitted<'_> {
+    /// Record the review for each skill waiting at the head that the reviewer may decide.
+    /// Once-only: the same review recorded again adds nothing.
+    fn record(
+        &self,
+        store: &mut Store,
+        decision: ReviewDecision,
+        config: &Config,
+    ) -> Result<Recorded, Error> {
+        let who = format!("@{}", self.reviewer);
+        let mut out = Recorded {
+            recorded: 0,
+            notes: Vec::new(),
+        };
+        let pending = store.pending_escalations(self.repository, self.pull_request, self.head)?;
+        if pending.is_empty() {
+            out.notes.push(format!(
+                "no skill waits for a review at {}: {who}'s review changes nothing",
+                short(self.head)
+            ));
+        }
+        let mut ineligible = Vec::new();
+        for p in &pending {
+            if !config
+                .routing
+                .is_eligible(self.reviewer, p.tier, &p.categories)
+            {
+                ineligible.push(p.skill.clone());
+                continue;
+            }
+            let entry = Review {
+                approver: self.reviewer.to_owned(),
+                decision,
+                reasoning: if self.body.trim().is_empty() {
+                    format!("{} by {who}", decision.as_str().replace('_', " "))
+                } else {
+                    esc(self.body)
+                },
+                reviewed_at: self.reviewed_at.clone(),
+                review_id: self.review_id.clone(),
+            };
+            if store.record_review(p, &entry)? {
+                out.recorded += 1;
+                out.notes.push(format!(
+                    "recorded {who}'s {} of {}",
+                    match decision {
+                        ReviewDecision::Approved => "approval",
+                        ReviewDecision::NeedsCorrection => "change request",
+                    },
+                    p.skill
+                ));
+            }
+        }
+        if !ineligible.is_empty() {
+            out.notes.push(format!(
+                "{who}'s review does not count for {}: not among their reviewers in `[routing]` (add the login to the route, or to `reviewers`; team membership cannot be checked with this token)",
+                ineligible.join(", ")
+            ));
+        }
+        Ok(out)
+    }
+}
+
+fn short(sha: &str) -> &str {
+    sha.get(..12).unwrap_or(sha)
+}
