@@ -1274,3 +1274,68 @@ fn a_change_request_fails_the_check() {
     assert_eq!(fake.check_runs()[0].conclusion.as_deref(), Some("failure"));
     fake.assert_no_violations();
 }
+
+#[test]
+fn a_branch_that_keeps_moving_fails_loudly_and_keeps_the_results() {
+    let fake = published_fake();
+    let doc = run_document("500");
+    // Every update loses the race.
+    fake.fail_next(
+        "git/update-ref",
+        10,
+        422,
+        &[],
+        r#"{"message":"Update is not a fast forward"}"#,
+    );
+    fake.commit_files(
+        "skillgate/audit",
+        &[("README.md", b"audit")],
+        "an earlier run",
+    );
+    let (code, _, stderr, job) = publish(&doc, &fake, "[audit]\nattempts = 2\n");
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains(
+            "audit branch skillgate/audit: other runs kept moving it; gave up after 2 attempts"
+        ),
+        "{stderr}"
+    );
+    let kept = job.dir.path().join(".skillgate/unrecorded-500-1.json");
+    assert!(stderr.contains(&kept.display().to_string()), "{stderr}");
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(&kept).expect("kept")).expect("json");
+    assert_eq!(saved["run"]["run_id"], "500");
+    assert!(stderr.contains("skillgate publish --results"), "{stderr}");
+    // The check run and comment were posted before the trail gave up.
+    assert_eq!(fake.check_runs().len(), 1);
+}
+
+#[test]
+fn a_database_from_a_newer_skillgate_is_never_overwritten() {
+    let fake = published_fake();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let newer = dir.path().join("newer.db");
+    {
+        let conn = rusqlite::Connection::open(&newer).expect("open");
+        conn.execute_batch("CREATE TABLE future (x); PRAGMA user_version = 99;")
+            .expect("schema");
+    }
+    let bytes = std::fs::read(&newer).expect("read");
+    let head = fake.commit_files(
+        "skillgate/audit",
+        &[(AUDIT_DB, &bytes)],
+        "a newer skillgate",
+    );
+    let (code, _, stderr, _job) = publish(&run_document("600"), &fake, "");
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("99"),
+        "names the database's version: {stderr}"
+    );
+    assert_eq!(
+        fake.ref_sha("refs/heads/skillgate/audit"),
+        Some(head),
+        "the branch is untouched"
+    );
+    assert!(fake.requests_for("git/create-blob").is_empty());
+}
