@@ -915,6 +915,14 @@ fn eight_concurrent_publishers_all_land() {
         (16, 8, true),
         "every run once, one chain"
     );
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("skills.db"), &bytes).expect("write");
+    let mut verify = common::skillgate();
+    verify
+        .args(["audit", "verify", "--db"])
+        .arg(dir.path().join("skills.db"));
+    let (code, stdout, stderr) = run(verify);
+    assert_eq!(code, 0, "the chain verifies: {stdout}{stderr}");
 }
 
 #[test]
