@@ -7,7 +7,6 @@ use std::time::SystemTime;
 use crate::analysis::risk::{self, RiskInputs};
 use crate::analysis::{self, Sources};
 use crate::attempt::{self, Attempt};
-use crate::audit;
 use crate::changes::{ChangeKind, SkillChange, skill_changes};
 use crate::cli::{CheckArgs, OutputFormat};
 use crate::commands::publish;
@@ -113,18 +112,8 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
     }
 
     // In a job that publishes, the audit trail is the audit branch's; read it first.
-    let mut trail = if plan.write {
-        audit::connect(&config.audit, &session, &repo)?
-    } else {
-        None
-    };
-    let db_path = match &trail {
-        Some(trail) => trail.path(),
-        None => args
-            .db
-            .clone()
-            .unwrap_or_else(|| repo.join(&config.audit.db)),
-    };
+    let (mut trail, db_path) =
+        super::publish::open_trail(plan.write, &config, &session, &repo, args.db.as_deref())?;
     // Open (and migrate, or refuse) the audit trail before spending minutes on suites.
     let mut store = Store::open(&db_path)?;
     // Category templates sit between the defaults and the config; a broken one stops the run.

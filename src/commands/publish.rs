@@ -182,6 +182,27 @@ fn publish_to_github(
     })
 }
 
+/// The audit trail of a run: read from its branch when the job publishes (and `[audit] commit`
+/// is not `none`), else the local file (`--db`, or `[audit] db` in the repository).
+pub fn open_trail(
+    publishing: bool,
+    config: &Config,
+    session: &Session,
+    repo: &Path,
+    db: Option<&Path>,
+) -> Result<(Option<audit::Trail>, PathBuf), Error> {
+    let trail = if publishing {
+        audit::connect(&config.audit, session, repo)?
+    } else {
+        None
+    };
+    let path = match &trail {
+        Some(trail) => trail.path(),
+        None => db.map_or_else(|| repo.join(&config.audit.db), Path::to_path_buf),
+    };
+    Ok((trail, path))
+}
+
 /// Commit the audit database back to its branch; a line for the log.
 pub fn commit_trail(
     trail: &mut audit::Trail,
@@ -291,18 +312,8 @@ pub fn run(args: &PublishArgs) -> Result<Outcome, Error> {
     let session = Session::from_env(args.github.token.as_ref().map(Token::expose))?;
     let run = merge(&args.results)?;
     let plan = plan(args.github.publish, &session, Stage::Publish)?;
-    let mut trail = if plan.write {
-        audit::connect(&config.audit, &session, &repo)?
-    } else {
-        None
-    };
-    let db_path = match &trail {
-        Some(trail) => trail.path(),
-        None => args
-            .db
-            .clone()
-            .unwrap_or_else(|| repo.join(&config.audit.db)),
-    };
+    let (mut trail, db_path) =
+        open_trail(plan.write, &config, &session, &repo, args.db.as_deref())?;
     let stats = Store::open(&db_path)?.record(&run)?;
     let mut warnings = deliver(&run, &config, plan, &session, Stage::Publish)?;
     if let Some(trail) = &mut trail {

@@ -45,18 +45,8 @@ pub fn run(args: &ReviewArgs) -> Result<Outcome, Error> {
     let plan = publish::plan(args.github.publish, &session, Stage::Check)?;
     let mut notes = plan.notes.clone();
     let mut warnings = plan.warnings.clone();
-    let mut trail = if plan.write {
-        audit::connect(&config.audit, &session, &repo)?
-    } else {
-        None
-    };
-    let db_path = match &trail {
-        Some(trail) => trail.path(),
-        None => args
-            .db
-            .clone()
-            .unwrap_or_else(|| repo.join(&config.audit.db)),
-    };
+    let (mut trail, db_path) =
+        super::publish::open_trail(plan.write, &config, &session, &repo, args.db.as_deref())?;
     let mut store = Store::open(&db_path)?;
     let who = format!("@{}", review.reviewer);
 
