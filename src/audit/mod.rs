@@ -307,7 +307,8 @@ impl Trail {
         changed: bool,
         reapply: &dyn Fn(&Path) -> Result<(), Error>,
     ) -> Result<Option<Result<String, u32>>, Error> {
-        if !changed && self.head.is_some() {
+        // Nothing recorded: no commit (and no branch made for an empty database).
+        if !changed {
             return Ok(None);
         }
         for attempt in 1..=self.attempts {
