@@ -1054,9 +1054,23 @@ fn a_forks_document_never_passes_the_check_by_itself() {
     assert_eq!(check.conclusion.as_deref(), Some("action_required"));
     let summary = check.summary.as_deref().unwrap_or_default();
     assert!(
-        summary.contains("These results come from a workflow run on a fork's code"),
+        summary.contains("| rho | unchanged | **human** |")
+            && summary.contains("results from a workflow run on a fork's code (pull request \\#2): a maintainer confirms them"),
         "{summary}"
     );
+    // The trail holds what the fork claimed as waiting for a maintainer, not as approved.
+    let bytes = fake.file_at("skillgate/audit", AUDIT_DB).expect("db");
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("db"), &bytes).expect("write");
+    let conn = rusqlite::Connection::open(dir.path().join("db")).expect("open");
+    let (decision, level): (String, String) = conn
+        .query_row(
+            "SELECT decision, approval_level FROM approval_history",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("row");
+    assert_eq!((decision.as_str(), level.as_str()), ("escalated", "human"));
 }
 
 #[test]
@@ -1077,6 +1091,10 @@ fn a_document_for_another_commit_posts_nothing() {
     let note = "nothing was posted to GitHub: the results are for cccccccccccc, but the commit to publish on is ec26c3e57ca3";
     assert!(stderr.contains(note), "{stderr}");
     assert!(job.summary().contains(note));
+    assert!(
+        fake.ref_sha("refs/heads/skillgate/audit").is_none(),
+        "nor recorded"
+    );
 }
 
 #[test]

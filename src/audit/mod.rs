@@ -33,7 +33,7 @@ pub enum AuditError {
         source: git::GitAuditError,
     },
     #[error(
-        "audit branch {branch}: other runs kept moving it; gave up after {attempts} attempts. Nothing of this run is lost: the results are in {}",
+        "audit branch {branch}: other runs kept moving it; gave up after {attempts} attempts; the run's results are kept in {}",
         kept.display()
     )]
     Exhausted {
@@ -41,6 +41,9 @@ pub enum AuditError {
         attempts: u32,
         kept: PathBuf,
     },
+    /// The trail could not be committed; the run's results wait in a file.
+    #[error("{message}; the run's results are kept in {}", kept.display())]
+    Unrecorded { message: String, kept: PathBuf },
     #[error(
         "audit branch {branch}: other runs kept moving it; gave up after {attempts} attempts: re-run this job to record the review"
     )]
@@ -56,9 +59,9 @@ pub enum AuditError {
 impl AuditError {
     pub fn help(&self) -> Option<&str> {
         match self {
-            Self::Exhausted { .. } => {
-                Some("re-run `skillgate publish --results FILE` with that file to record the run")
-            }
+            Self::Exhausted { .. } | Self::Unrecorded { .. } => Some(
+                "upload that file as an artifact, and run `skillgate publish --results FILE` with it to record the run",
+            ),
             Self::Git { .. } => Some(
                 "`[audit] commit = \"git\"` pushes with the checkout's credentials: keep them (actions/checkout `persist-credentials`), or use commit = \"api\"",
             ),
@@ -376,7 +379,7 @@ pub fn ready_bytes(path: &Path) -> Result<Vec<u8>, Error> {
 }
 
 /// Write the results document where a later `publish` can find it.
-fn keep(run: &GateRun, dir: &Path) -> Result<PathBuf, Error> {
+pub fn keep(run: &GateRun, dir: &Path) -> Result<PathBuf, Error> {
     std::fs::create_dir_all(dir).map_err(|err| Error::io("create", dir, err))?;
     let name = format!(
         "unrecorded-{}-{}.json",

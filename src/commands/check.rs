@@ -222,6 +222,15 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
     if let Some(out) = &args.out {
         write_atomically(out, render::json(&run).as_bytes())?;
     }
+    // The trail first: a review that comes in once the check run asks for it finds the
+    // decisions it reviews. The pull request hears of the verdict even when the commit failed.
+    let mut recorded = Ok(());
+    if let Some(trail) = &mut trail {
+        match publish::commit_trail(trail, &run, stats.inserted > 0, &repo, &config) {
+            Ok(line) => warnings.extend(line),
+            Err(err) => recorded = Err(err),
+        }
+    }
     warnings.extend(publish::deliver(
         &run,
         &config,
@@ -229,15 +238,7 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
         &session,
         publish::Stage::Check,
     )?);
-    if let Some(trail) = &mut trail {
-        warnings.extend(publish::commit_trail(
-            trail,
-            &run,
-            stats.inserted > 0,
-            &repo,
-            &config,
-        )?);
-    }
+    recorded?;
     let stdout = match args.format {
         OutputFormat::Text => render::text(&run),
         OutputFormat::Markdown => render::markdown(&run),

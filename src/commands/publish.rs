@@ -39,6 +39,8 @@ pub struct Plan {
     pub notes: Vec<String>,
     /// Lines for the log only.
     pub warnings: Vec<String>,
+    /// Where `publish` posts, found before anything is recorded.
+    pub target: Option<(Option<PullRequest>, String)>,
 }
 
 pub fn plan(mode: PublishMode, session: &Session, stage: Stage) -> Result<Plan, Error> {
@@ -94,11 +96,12 @@ pub fn deliver(
         write,
         mut notes,
         mut warnings,
+        target,
     } = plan;
     // A failure to publish still leaves the job summary and outputs written, then fails.
     let mut failed = None;
     if write {
-        match publish_to_github(run, config, session, stage, notes.clone()) {
+        match publish_to_github(run, config, session, stage, target, notes.clone()) {
             Ok(published) => notes = published,
             Err(err) => {
                 notes.push(format!("publishing to GitHub failed: {err}"));
@@ -136,35 +139,23 @@ fn publish_to_github(
     config: &Config,
     session: &Session,
     stage: Stage,
+    target: Option<(Option<PullRequest>, String)>,
     mut notes: Vec<String>,
 ) -> Result<Vec<String>, Error> {
     let Some(repo) = session.repo.as_ref() else {
         return Ok(notes);
     };
-    if stage == Stage::Publish && !run.run.repository.eq_ignore_ascii_case(&repo.full()) {
-        return Err(Error::usage(
-            format!(
-                "the results are for {}, but this job runs for {}",
-                run.run.repository,
-                repo.full()
-            ),
-            Some("publish results in the repository whose pull request they gate"),
-        ));
-    }
     let published = session.with_client(async |client| {
-        let Some((pull, head)) = publish_target(client, repo, session, stage, run, &mut notes).await?
-        else {
+        let resolved = match target.clone() {
+            Some(found) => Some(found),
+            None => publish_target(client, repo, session, stage, run, &mut notes).await?,
+        };
+        let Some((pull, head)) = resolved else {
             return Ok(None);
         };
         // A fork's job made this document, and a fork controls its own job: its verdict is a
         // claim. It never passes the check by itself.
         let untrusted = stage == Stage::Publish && pull.as_ref().is_some_and(|p| p.is_fork());
-        if untrusted {
-            notes.push(format!(
-                "These results come from a workflow run on a fork's code (pull request #{}): a maintainer confirms them before the check passes.",
-                pull.as_ref().map_or(0, |p| p.number)
-            ));
-        }
         let target = Target {
             repo,
             pull: pull.as_ref(),
@@ -215,13 +206,22 @@ pub fn commit_trail(
         .join(&config.audit.db)
         .parent()
         .map_or_else(|| repo.to_path_buf(), Path::to_path_buf);
-    Ok(trail.commit(run, changed, &keep_dir)?.map(|commit| {
-        format!(
-            "audit trail committed to {} ({})",
-            trail.branch(),
-            short(&commit)
-        )
-    }))
+    match trail.commit(run, changed, &keep_dir) {
+        Ok(commit) => Ok(commit.map(|commit| {
+            format!(
+                "audit trail committed to {} ({})",
+                trail.branch(),
+                short(&commit)
+            )
+        })),
+        Err(err @ Error::Audit(audit::AuditError::Exhausted { .. })) => Err(err),
+        // Whatever stopped the commit, the run's results are not lost.
+        Err(err) => Err(audit::AuditError::Unrecorded {
+            message: err.to_string(),
+            kept: audit::keep(run, &keep_dir)?,
+        }
+        .into()),
+    }
 }
 
 /// The pull request and the commit to publish on, from what this job can trust: the event's
@@ -310,21 +310,59 @@ pub fn run(args: &PublishArgs) -> Result<Outcome, Error> {
     let repo = super::check::open_repo(&args.repo)?;
     let config = Config::load(&repo, args.config.as_deref())?;
     let session = Session::from_env(args.github.token.as_ref().map(Token::expose))?;
-    let run = merge(&args.results)?;
-    let plan = plan(args.github.publish, &session, Stage::Publish)?;
+    let mut run = merge(&args.results)?;
+    let mut plan = plan(args.github.publish, &session, Stage::Publish)?;
+    // Where to post, from the payload and the API, before anything is recorded: a document
+    // that does not match them is neither posted nor recorded.
+    let mut record = true;
+    if plan.write
+        && let Some(repo_id) = session.repo.as_ref()
+    {
+        if !run.run.repository.eq_ignore_ascii_case(&repo_id.full()) {
+            return Err(Error::usage(
+                format!(
+                    "the results are for {}, but this job runs for {}",
+                    run.run.repository,
+                    repo_id.full()
+                ),
+                Some("publish results in the repository whose pull request they gate"),
+            ));
+        }
+        run.run.repository = repo_id.full();
+        let mut notes = Vec::new();
+        let found = session.with_client(async |client| {
+            Ok(publish_target(client, repo_id, &session, Stage::Publish, &run, &mut notes).await?)
+        })?;
+        plan.notes.extend(notes);
+        match found {
+            Some((pull, head)) => {
+                if pull.as_ref().is_some_and(PullRequest::is_fork) {
+                    distrust(&mut run, pull.as_ref().map_or(0, |p| p.number));
+                }
+                plan.target = Some((pull, head));
+            }
+            None => {
+                plan.write = false;
+                record = false;
+            }
+        }
+    }
     let (mut trail, db_path) =
         open_trail(plan.write, &config, &session, &repo, args.db.as_deref())?;
-    let stats = Store::open(&db_path)?.record(&run)?;
-    let mut warnings = deliver(&run, &config, plan, &session, Stage::Publish)?;
-    if let Some(trail) = &mut trail {
-        warnings.extend(commit_trail(
-            trail,
-            &run,
-            stats.inserted > 0,
-            &repo,
-            &config,
-        )?);
+    let mut warnings = Vec::new();
+    let mut recorded = Ok(());
+    if record {
+        let stats = Store::open(&db_path)?.record(&run)?;
+        if let Some(trail) = &mut trail {
+            match commit_trail(trail, &run, stats.inserted > 0, &repo, &config) {
+                Ok(line) => warnings.extend(line),
+                Err(err) => recorded = Err(err),
+            }
+        }
     }
+    // The pull request hears of the verdict even when the trail could not be committed.
+    warnings.extend(deliver(&run, &config, plan, &session, Stage::Publish)?);
+    recorded?;
     let stdout = match args.format {
         crate::cli::OutputFormat::Text => render::text(&run),
         crate::cli::OutputFormat::Markdown => render::markdown(&run),
@@ -335,6 +373,23 @@ pub fn run(args: &PublishArgs) -> Result<Outcome, Error> {
         warnings,
         exit_code: run.exit_code(args.fail_on),
     })
+}
+
+/// A fork's job made these results, and a fork controls its own job: what it approved waits
+/// for a maintainer, in the checks and in the trail.
+fn distrust(run: &mut GateRun, number: u64) {
+    let why = format!(
+        "results from a workflow run on a fork's code (pull request #{number}): a maintainer confirms them"
+    );
+    for skill in &mut run.skills {
+        if skill.decision.decision == crate::policy::Verdict::Approved {
+            skill.decision.decision = crate::policy::Verdict::Escalated;
+            skill.decision.tier = crate::skill::Tier::Human;
+            skill.decision.escalation_categories.clear();
+            skill.decision.reasons.insert(0, why.clone());
+        }
+    }
+    run.summary = GateRun::summarize(&run.skills);
 }
 
 /// Results documents are at most this big (a run of thousands of skills is a few MB).
