@@ -1304,6 +1304,8 @@ fn a_change_request_fails_the_check() {
 #[test]
 fn a_branch_that_keeps_moving_fails_loudly_and_keeps_the_results() {
     let fake = published_fake();
+    let (code, _, stderr, _job) = publish(&run_document("499"), &fake, "");
+    assert_eq!(code, 0, "an earlier run made the branch: {stderr}");
     let doc = run_document("500");
     // Every update loses the race.
     fake.fail_next(
@@ -1312,11 +1314,6 @@ fn a_branch_that_keeps_moving_fails_loudly_and_keeps_the_results() {
         422,
         &[],
         r#"{"message":"Update is not a fast forward"}"#,
-    );
-    fake.commit_files(
-        "skillgate/audit",
-        &[("README.md", b"audit")],
-        "an earlier run",
     );
     let (code, _, stderr, job) = publish(&doc, &fake, "[audit]\nattempts = 2\n");
     assert_eq!(code, 1, "{stderr}");
@@ -1332,8 +1329,15 @@ fn a_branch_that_keeps_moving_fails_loudly_and_keeps_the_results() {
         serde_json::from_str(&std::fs::read_to_string(&kept).expect("kept")).expect("json");
     assert_eq!(saved["run"]["run_id"], "500");
     assert!(stderr.contains("skillgate publish --results"), "{stderr}");
-    // The check run and comment were posted before the trail gave up.
+    // The pull request still heard of the verdict.
     assert_eq!(fake.check_runs().len(), 1);
+    assert!(
+        fake.check_runs()[0]
+            .summary
+            .as_deref()
+            .unwrap_or_default()
+            .contains("| omicron |")
+    );
 }
 
 #[test]
@@ -1364,4 +1368,90 @@ fn a_database_from_a_newer_skillgate_is_never_overwritten() {
         "the branch is untouched"
     );
     assert!(fake.requests_for("git/create-blob").is_empty());
+}
+
+#[test]
+fn no_review_passes_a_check_while_a_skill_needs_correction() {
+    let repo = Repo::git();
+    repo.write(".skillgate.toml", ROUTING);
+    repo.skill(".claude/skills/alpha", "alpha", 5, 0);
+    let base = repo.commit("alpha");
+    repo.skill(".claude/skills/alpha", "alpha", 6, 0);
+    repo.write(
+        ".claude/skills/gamma/SKILL.md",
+        "---\nname: gamma\n---\n# no description\n",
+    );
+    let head = repo.commit("alpha grows, gamma is broken");
+    let fake = fake_for(&base, &head, &format!("{OWNER}/{REPO}"));
+    let job = Job::new();
+    let event = job.event("pull_request.opened.json", &base, &head);
+    let (code, _, stderr) = check(&repo, &job, &fake, "pull_request", &event);
+    assert_eq!(code, 4, "{stderr}");
+    assert_eq!(fake.check_runs()[0].conclusion.as_deref(), Some("failure"));
+    let shas = (base.as_str(), head.as_str());
+    let (code, stdout, stderr) = review(&repo, &fake, shas, (31, "alice", "approved", &head));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("alice's approval of alpha"), "{stdout}");
+    assert!(stdout.contains("gamma still needs correction"), "{stdout}");
+    assert_eq!(
+        fake.check_runs()[0].conclusion.as_deref(),
+        Some("failure"),
+        "an approval of alpha does not pass gamma"
+    );
+    // The author's own approval never counts.
+    let (_, stdout, _) = review(&repo, &fake, shas, (32, AUTHOR, "approved", &head));
+    assert!(
+        stdout.contains("their own review does not count"),
+        "{stdout}"
+    );
+    fake.assert_no_violations();
+}
+
+#[test]
+fn a_pull_request_does_not_choose_its_own_config() {
+    let (repo, base, _) = pull_request_repo();
+    // The pull request loosens the policy and names its own reviewer.
+    repo.write(
+        ".skillgate.toml",
+        &format!("{ROUTING}reviewers = [\"buddy\"]\n\n[policy]\nmode = \"warn\"\n"),
+    );
+    let head = repo.commit("and a looser config");
+    let fake = fake_for(&base, &head, &format!("{OWNER}/{REPO}"));
+    let job = Job::new();
+    let event = job.event("pull_request.opened.json", &base, &head);
+    let (code, _, stderr) = check(&repo, &job, &fake, "pull_request", &event);
+    assert_eq!(code, 3, "decided under the base's policy: {stderr}");
+    assert!(
+        stderr.contains("the pull request changes .skillgate.toml: this run applies the base's"),
+        "{stderr}"
+    );
+    assert_eq!(
+        fake.check_runs()[0].conclusion.as_deref(),
+        Some("action_required")
+    );
+    let (_, stdout, _) = review(
+        &repo,
+        &fake,
+        (&base, &head),
+        (41, "buddy", "approved", &head),
+    );
+    assert!(
+        stdout.contains("buddy's review does not count for alpha, beta"),
+        "{stdout}"
+    );
+    fake.assert_no_violations();
+}
+
+#[test]
+fn a_branch_without_the_database_is_not_overwritten() {
+    let fake = published_fake();
+    let head = fake.commit_files("skillgate/audit", &[("README.md", b"other")], "someone's");
+    let (code, _, stderr, job) = publish(&run_document("700"), &fake, "");
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("audit branch skillgate/audit has no database at its head"),
+        "{stderr}"
+    );
+    assert_eq!(fake.ref_sha("refs/heads/skillgate/audit"), Some(head));
+    let _ = job;
 }

@@ -160,10 +160,10 @@ impl GitBranch {
 /// A push refused because the branch moved (or appeared) meanwhile.
 fn is_rejection(stderr: &str) -> bool {
     let stderr = stderr.to_ascii_lowercase();
+    // Not every `[rejected]`: a hook or a protected branch declining the push is no race.
     [
         "non-fast-forward",
         "fetch first",
-        "rejected",
         "stale info",
         "cannot lock ref",
     ]

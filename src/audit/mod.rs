@@ -41,6 +41,10 @@ pub enum AuditError {
         attempts: u32,
         kept: PathBuf,
     },
+    #[error(
+        "audit branch {branch} has no database at its head {head}: refusing to start a new trail on top of it"
+    )]
+    NoDatabase { branch: String, head: String },
     /// The trail could not be committed; the run's results wait in a file.
     #[error("{message}; the run's results are kept in {}", kept.display())]
     Unrecorded { message: String, kept: PathBuf },
@@ -61,6 +65,9 @@ impl AuditError {
         match self {
             Self::Exhausted { .. } | Self::Unrecorded { .. } => Some(
                 "upload that file as an artifact, and run `skillgate publish --results FILE` with it to record the run",
+            ),
+            Self::NoDatabase { .. } => Some(
+                "check `[audit] db` against the branch's files; to start over, delete the branch",
             ),
             Self::Git { .. } => Some(
                 "`[audit] commit = \"git\"` pushes with the checkout's credentials: keep them (actions/checkout `persist-credentials`), or use commit = \"api\"",
@@ -269,9 +276,16 @@ impl Trail {
             }
         }
         self.head = self.backend.head()?;
-        if let Some(head) = &self.head
-            && let Some(bytes) = self.backend.read(head)?
-        {
+        if let Some(head) = &self.head {
+            // A branch without the file is not a fresh trail: starting one on top would drop
+            // every row before it from the branch's head.
+            let bytes = self
+                .backend
+                .read(head)?
+                .ok_or_else(|| AuditError::NoDatabase {
+                    branch: self.branch().to_owned(),
+                    head: head.clone(),
+                })?;
             std::fs::write(&path, bytes).map_err(|err| Error::io("write", &path, err))?;
         }
         Ok(())

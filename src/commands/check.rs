@@ -96,14 +96,14 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
     if let Some(out) = &args.out {
         check_out_path(out)?;
     }
-    let config = Config::load(&repo, args.config.as_deref())?;
     let session = Session::from_env(args.github.token.as_ref().map(Token::expose))?;
+    let mut warnings: Vec<String> = Vec::new();
+    let config = trusted_config(&repo, args.config.as_deref(), &session, &mut warnings)?;
     let plan = publish::plan(args.github.publish, &session, publish::Stage::Check)?;
     let layout = Layout::new(&config.skills);
     let tree = layout
         .find_skills(&repo)
         .map_err(|err| Error::io("search for skills in", &repo, err))?;
-    let mut warnings: Vec<String> = Vec::new();
     let scope = select(args, &repo, &layout, &tree, &session, &mut warnings)?;
     if scope.dirty {
         warnings.push(
@@ -249,6 +249,66 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
         warnings,
         exit_code: run.exit_code(args.fail_on),
     })
+}
+
+/// The config a job applies. In a pull request job it is the base's: a pull request does not
+/// choose its own policy, routing or audit branch (its change applies once merged). `--config`
+/// is the user's own choice and wins.
+pub(crate) fn trusted_config(
+    repo: &Path,
+    explicit: Option<&Path>,
+    session: &Session,
+    warnings: &mut Vec<String>,
+) -> Result<Config, Error> {
+    let here = Config::load(repo, explicit)?;
+    let Some(pull) = session.pull().filter(|_| explicit.is_none()) else {
+        return Ok(here);
+    };
+    let base = &pull.base_sha;
+    let git = Git::open(repo).ok();
+    let prefix = git
+        .as_ref()
+        .and_then(|g| {
+            let top = g.toplevel().canonicalize().ok()?;
+            repo.strip_prefix(&top)
+                .ok()
+                .map(|p| p.to_string_lossy().replace('\\', "/"))
+        })
+        .unwrap_or_default();
+    let rel = if prefix.is_empty() {
+        crate::config::FILE_NAME.to_owned()
+    } else {
+        format!("{prefix}/{}", crate::config::FILE_NAME)
+    };
+    let from_git = git
+        .as_ref()
+        .filter(|g| g.resolve(base).is_ok())
+        .map(|g| g.read_file_at(base, &rel).ok().flatten());
+    let text = match from_git {
+        Some(text) => text,
+        None => match github::session::FileSource::new(session) {
+            Some(api) => api.read(&rel, base),
+            None => {
+                warnings.push(format!(
+                    "the base's {} could not be read (no history, no token): this run applies the pull request's own",
+                    crate::config::FILE_NAME
+                ));
+                return Ok(here);
+            }
+        },
+    };
+    let label = std::path::PathBuf::from(format!("{}:{rel}", short(base)));
+    let trusted = match &text {
+        Some(text) => Config::parse(text, &label)?,
+        None => Config::default(),
+    };
+    if trusted != here {
+        warnings.push(format!(
+            "the pull request changes {}: this run applies the base's; the change applies once merged",
+            crate::config::FILE_NAME
+        ));
+    }
+    Ok(trusted)
 }
 
 /// Fail before minutes of suites, not after, when the results document cannot be written.

@@ -18,8 +18,14 @@ use super::publish::{self, Stage};
 
 pub fn run(args: &ReviewArgs) -> Result<Outcome, Error> {
     let repo = super::check::open_repo(&args.repo)?;
-    let config = Config::load(&repo, args.config.as_deref())?;
     let session = Session::from_env(args.github.token.as_ref().map(Token::expose))?;
+    let mut config_warnings = Vec::new();
+    let config = super::check::trusted_config(
+        &repo,
+        args.config.as_deref(),
+        &session,
+        &mut config_warnings,
+    )?;
     let event = session
         .event
         .as_ref()
@@ -42,9 +48,15 @@ pub fn run(args: &ReviewArgs) -> Result<Outcome, Error> {
         .map(crate::github::Repo::full)
         .unwrap_or_default();
     // A fork's review job has a read-only token: it can record nothing where it lasts.
-    let plan = publish::plan(args.github.publish, &session, Stage::Check)?;
+    let mut plan = publish::plan(args.github.publish, &session, Stage::Check)?;
+    if pull.is_fork() {
+        plan.notes = vec![
+            "This review is of a pull request from a fork, and its job's token is read-only: skillgate can neither record it on the audit branch nor update the check run. A maintainer's review of a branch in this repository can.".to_owned(),
+        ];
+    }
     let mut notes = plan.notes.clone();
     let mut warnings = plan.warnings.clone();
+    warnings.extend(config_warnings);
     let (mut trail, db_path) =
         super::publish::open_trail(plan.write, &config, &session, &repo, args.db.as_deref())?;
     let mut store = Store::open(&db_path)?;
@@ -60,10 +72,8 @@ pub fn run(args: &ReviewArgs) -> Result<Outcome, Error> {
             None
         }
     };
-    let stale = review
-        .commit_id
-        .as_deref()
-        .is_some_and(|c| c != pull.head_sha);
+    // A review without the commit it was given on is of no known head: stale too.
+    let stale = review.commit_id.as_deref() != Some(pull.head_sha.as_str());
     if stale {
         notes.push(format!(
             "{who}'s review is of {}, but the pull request is at {}: it changes nothing (review the latest commit)",
@@ -83,47 +93,25 @@ pub fn run(args: &ReviewArgs) -> Result<Outcome, Error> {
             .unwrap_or_else(super::check::now),
         review_id: review.id.to_string(),
     };
+    let own = pull
+        .author
+        .as_deref()
+        .is_some_and(|a| a.eq_ignore_ascii_case(&review.reviewer));
+    if own && decision.is_some() {
+        notes.push(format!(
+            "{who} wrote this pull request: their own review does not count"
+        ));
+    }
+    let decision = decision.filter(|_| !stale && !own);
     let mut recorded = 0;
-    if let (Some(decision), false) = (decision, stale) {
+    if let Some(decision) = decision {
         let outcome = submitted.record(&mut store, decision, &config)?;
         recorded = outcome.recorded;
         notes.extend(outcome.notes);
     }
-    let pending = store.pending_escalations(&repository, pull.number, &pull.head_sha)?;
     drop(store);
 
-    let summary = status(&pending, &config);
-    let conclusion = if pending.iter().any(|p| !p.changes_requested_by.is_empty()) {
-        Some("failure")
-    } else if !pending.is_empty()
-        && pending
-            .iter()
-            .all(|p| p.is_approved(config.routing.required(p.tier, &p.categories)))
-    {
-        Some("success")
-    } else {
-        None
-    };
-    if plan.write
-        && recorded > 0
-        && let (Some(conclusion), Some(repo_id)) = (conclusion, session.repo.as_ref())
-    {
-        let title = match conclusion {
-            "success" => "every skill waiting for review is approved".to_owned(),
-            _ => "changes requested".to_owned(),
-        };
-        let text = format!("### skillgate: {title}\n\n{summary}");
-        let found = session.with_client(async |client| {
-            Ok(conclude(client, repo_id, &pull.head_sha, conclusion, &title, &text).await?)
-        })?;
-        if found.is_none() {
-            notes.push(format!(
-                "no skillgate check run on {} to update",
-                short(&pull.head_sha)
-            ));
-        }
-    }
-    if let (Some(trail), Some(decision)) = (&mut trail, decision.filter(|_| !stale)) {
+    if let (Some(trail), Some(decision)) = (&mut trail, decision) {
         let reapply = |path: &std::path::Path| -> Result<(), Error> {
             submitted.record(&mut Store::open(path)?, decision, &config)?;
             Ok(())
@@ -148,6 +136,54 @@ pub fn run(args: &ReviewArgs) -> Result<Outcome, Error> {
                 }
                 .into());
             }
+        }
+    }
+    // What is recorded now (after any re-read and re-apply), not what was first read.
+    let (pending, corrections) = {
+        let store = Store::open(&db_path)?;
+        (
+            store.pending_escalations(&repository, pull.number, &pull.head_sha)?,
+            store.corrections_at(&repository, pull.number, &pull.head_sha)?,
+        )
+    };
+    let summary = status(&pending, &config);
+    let conclusion = if pending.iter().any(|p| !p.changes_requested_by.is_empty()) {
+        Some("failure")
+    } else if !pending.is_empty()
+        && corrections.is_empty()
+        && pending
+            .iter()
+            .all(|p| p.is_approved(config.routing.required(p.tier, &p.categories)))
+    {
+        Some("success")
+    } else {
+        None
+    };
+    if !corrections.is_empty() {
+        notes.push(format!(
+            "{} still need{} correction: no review passes the check until a new commit fixes {}",
+            corrections.join(", "),
+            if corrections.len() == 1 { "s" } else { "" },
+            if corrections.len() == 1 { "it" } else { "them" }
+        ));
+    }
+    if plan.write
+        && decision.is_some()
+        && let (Some(conclusion), Some(repo_id)) = (conclusion, session.repo.as_ref())
+    {
+        let title = match conclusion {
+            "success" => "every skill waiting for review is approved".to_owned(),
+            _ => "changes requested".to_owned(),
+        };
+        let text = format!("### skillgate: {title}\n\n{summary}");
+        let found = session.with_client(async |client| {
+            Ok(conclude(client, repo_id, &pull.head_sha, conclusion, &title, &text).await?)
+        })?;
+        if found.is_none() {
+            notes.push(format!(
+                "no skillgate check run on {} to update",
+                short(&pull.head_sha)
+            ));
         }
     }
     let mut report = String::from("### skillgate: review\n\n");

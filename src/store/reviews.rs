@@ -100,6 +100,31 @@ const CARRIED: &[&str] = &[
 ];
 
 impl Store {
+    /// Skills whose latest gate decision at this head needs correction: no review makes the
+    /// check pass while one does.
+    pub fn corrections_at(
+        &self,
+        repository: &str,
+        pull_request: u64,
+        head_sha: &str,
+    ) -> Result<Vec<String>, StoreError> {
+        let rows = head_rows(&self.conn, repository, pull_request, head_sha).map_err(|source| {
+            StoreError::Read {
+                path: self.path.clone(),
+                source,
+            }
+        })?;
+        let mut latest: BTreeMap<String, String> = BTreeMap::new();
+        for row in rows.into_iter().filter(|r| r.review_id.is_none()) {
+            latest.insert(row.skill, row.decision);
+        }
+        Ok(latest
+            .into_iter()
+            .filter(|(_, d)| d == "needs_correction" || d == "rejected")
+            .map(|(skill, _)| skill)
+            .collect())
+    }
+
     /// The skills escalated at a pull request head (`head_sha` is the pull request's head, as a
     /// review names it), with who approved or asked for changes so far, by skill name. A skill
     /// whose latest gate decision there is not `escalated` is not listed.
