@@ -331,7 +331,7 @@ pub fn run(args: &PublishArgs) -> Result<Outcome, Error> {
         run.run.repository = repo_id.full();
         let mut notes = Vec::new();
         let found = session.with_client(async |client| {
-            Ok(publish_target(client, repo_id, &session, Stage::Publish, &run, &mut notes).await?)
+            publish_target(client, repo_id, &session, Stage::Publish, &run, &mut notes).await
         })?;
         plan.notes.extend(notes);
         match found {
