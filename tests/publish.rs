@@ -346,21 +346,27 @@ const RUN_REPO: &str = "octo-org/octo-repo";
 const HEAD: &str = "ec26c3e57ca3a959ca5aad62de7213c562f8c821";
 const BASE: &str = "f95f852bd8fca8fcc58a9a2d6c842781e32a215e";
 
-/// `skillgate publish --results` as a `workflow_run` job would run it.
-fn publish(doc: &Value, fake: &FakeGitHub, config: &str) -> (i32, String, String, Job) {
-    let job = Job::new();
+/// The command a `workflow_run` job runs to publish `doc`, with `repo` (default: the job's
+/// directory) holding the config.
+fn publish_command(job: &Job, fake: &FakeGitHub, doc: &Value, repo: Option<&Path>) -> Command {
     let results = job.path("results.json");
     std::fs::write(&results, doc.to_string()).expect("write results");
-    std::fs::write(job.path(".skillgate.toml"), config).expect("config");
     let event = job.event("workflow_run.completed.with-pull-requests.json", BASE, HEAD);
     let mut cmd = common::skillgate();
     cmd.arg("publish")
         .arg("--results")
         .arg(&results)
         .arg("--repo")
-        .arg(job.dir.path());
+        .arg(repo.unwrap_or(job.dir.path()));
     job.env(&mut cmd, fake, "workflow_run", &event);
-    let (code, stdout, stderr) = run(cmd);
+    cmd
+}
+
+/// `skillgate publish --results` as a `workflow_run` job would run it.
+fn publish(doc: &Value, fake: &FakeGitHub, config: &str) -> (i32, String, String, Job) {
+    let job = Job::new();
+    std::fs::write(job.path(".skillgate.toml"), config).expect("config");
+    let (code, stdout, stderr) = run(publish_command(&job, fake, doc, None));
     (code, stdout, stderr, job)
 }
 
@@ -834,17 +840,7 @@ fn a_run_that_loses_the_race_rereads_and_lands() {
     // Slow enough between the blob and the update for another run to move the branch.
     fake.delay_next("git/create-tree", 1, Duration::from_millis(800));
     let job = Job::new();
-    let results = job.path("results.json");
-    std::fs::write(&results, run_document("202").to_string()).expect("write");
-    let event = job.event("workflow_run.completed.with-pull-requests.json", BASE, HEAD);
-    let mut cmd = common::skillgate();
-    cmd.arg("publish")
-        .arg("--results")
-        .arg(&results)
-        .arg("--repo")
-        .arg(job.dir.path());
-    job.env(&mut cmd, &fake, "workflow_run", &event);
-    let child = cmd
+    let child = publish_command(&job, &fake, &run_document("202"), None)
         .stderr(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())
         .spawn()
@@ -883,19 +879,11 @@ fn eight_concurrent_publishers_all_land() {
     let jobs: Vec<(Job, std::process::Child)> = (0..8)
         .map(|i| {
             let job = Job::new();
-            let results = job.path("results.json");
-            std::fs::write(&results, run_document(&format!("30{i}")).to_string()).expect("write");
-            let event = job.event("workflow_run.completed.with-pull-requests.json", BASE, HEAD);
-            let mut cmd = common::skillgate();
-            cmd.arg("publish")
-                .arg("--results")
-                .arg(&results)
-                .arg("--repo")
-                .arg(job.dir.path())
+            let child = publish_command(&job, &fake, &run_document(&format!("30{i}")), None)
                 .stdout(std::process::Stdio::null())
-                .stderr(std::process::Stdio::piped());
-            job.env(&mut cmd, &fake, "workflow_run", &event);
-            let child = cmd.spawn().expect("spawn");
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("spawn");
             (job, child)
         })
         .collect();
@@ -963,17 +951,7 @@ fn git_mode_pushes_the_audit_branch_to_the_remote() {
     let fake = published_fake();
     let publish_in = |doc: &Value| {
         let job = Job::new();
-        let results = job.path("results.json");
-        std::fs::write(&results, doc.to_string()).expect("write");
-        let event = job.event("workflow_run.completed.with-pull-requests.json", BASE, HEAD);
-        let mut cmd = common::skillgate();
-        cmd.arg("publish")
-            .arg("--results")
-            .arg(&results)
-            .arg("--repo")
-            .arg(work.path());
-        job.env(&mut cmd, &fake, "workflow_run", &event);
-        let (code, _, stderr) = run(cmd);
+        let (code, _, stderr) = run(publish_command(&job, &fake, doc, Some(work.path())));
         assert_eq!(code, 0, "{stderr}");
         stderr
     };

@@ -25,12 +25,12 @@ pub enum Landed {
 }
 
 impl Branch<'_> {
-    fn repo_path(&self) -> String {
+    fn repo_path(self) -> String {
         format!("/repos/{}/{}", self.repo.owner, self.repo.name)
     }
 
     /// The branch's head commit, or `None` when the branch does not exist yet.
-    pub async fn head(&self, client: &Client) -> Result<Option<String>, ApiError> {
+    pub async fn head(self, client: &Client) -> Result<Option<String>, ApiError> {
         let path = format!("{}/git/ref/heads/{}", self.repo_path(), self.name);
         match client.get(&path).await {
             Ok(value) => Ok(value
@@ -44,7 +44,7 @@ impl Branch<'_> {
 
     /// The database file at `commit`, raw (any size the contents API serves); `None` when the
     /// commit has no such file.
-    pub async fn read(&self, client: &Client, commit: &str) -> Result<Option<Vec<u8>>, ApiError> {
+    pub async fn read(self, client: &Client, commit: &str) -> Result<Option<Vec<u8>>, ApiError> {
         let path = format!("{}/contents/{}?ref={commit}", self.repo_path(), self.path);
         client.get_raw(&path, "application/vnd.github.raw").await
     }
@@ -52,7 +52,7 @@ impl Branch<'_> {
     /// Commit `bytes` as the database on top of `parent` (`None`: the first, orphan commit, and
     /// the branch is created). Never forced: a branch that moved answers [`Landed::Moved`].
     pub async fn commit(
-        &self,
+        self,
         client: &Client,
         parent: Option<&str>,
         bytes: &[u8],

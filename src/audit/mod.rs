@@ -102,13 +102,6 @@ impl Backend {
         }
     }
 
-    fn api_err(&self, source: ApiError) -> AuditError {
-        AuditError::Api {
-            branch: self.branch().to_owned(),
-            source,
-        }
-    }
-
     fn git_err(&self, source: git::GitAuditError) -> AuditError {
         AuditError::Git {
             branch: self.branch().to_owned(),
@@ -118,34 +111,14 @@ impl Backend {
 
     fn head(&self) -> Result<Option<String>, AuditError> {
         match self {
-            Self::Api(a) => {
-                let (runtime, client) = (&a.runtime, &a.client);
-                let b = api::Branch {
-                    repo: &a.repo,
-                    name: &a.branch,
-                    path: &a.path,
-                };
-                runtime
-                    .block_on(b.head(client))
-                    .map_err(|e| self.api_err(e))
-            }
+            Self::Api(a) => a.run(|b, c| Box::pin(b.head(c))),
             Self::Git(g) => g.head().map_err(|e| self.git_err(e)),
         }
     }
 
     fn read(&self, commit: &str) -> Result<Option<Vec<u8>>, AuditError> {
         match self {
-            Self::Api(a) => {
-                let (runtime, client) = (&a.runtime, &a.client);
-                let b = api::Branch {
-                    repo: &a.repo,
-                    name: &a.branch,
-                    path: &a.path,
-                };
-                runtime
-                    .block_on(b.read(client, commit))
-                    .map_err(|e| self.api_err(e))
-            }
+            Self::Api(a) => a.run(|b, c| Box::pin(b.read(c, commit))),
             Self::Git(g) => g.read(commit).map_err(|e| self.git_err(e)),
         }
     }
@@ -157,21 +130,36 @@ impl Backend {
         message: &str,
     ) -> Result<Landed, AuditError> {
         match self {
-            Self::Api(a) => {
-                let (runtime, client) = (&a.runtime, &a.client);
-                let b = api::Branch {
-                    repo: &a.repo,
-                    name: &a.branch,
-                    path: &a.path,
-                };
-                runtime
-                    .block_on(b.commit(client, parent, bytes, message))
-                    .map_err(|e| self.api_err(e))
-            }
+            Self::Api(a) => a.run(|b, c| Box::pin(b.commit(c, parent, bytes, message))),
             Self::Git(g) => g
                 .commit(parent, bytes, message)
                 .map_err(|e| self.git_err(e)),
         }
+    }
+}
+
+impl ApiBackend {
+    /// One request of the branch's, on this backend's runtime.
+    fn run<'a, T>(
+        &'a self,
+        request: impl FnOnce(
+            api::Branch<'a>,
+            &'a Client,
+        ) -> std::pin::Pin<
+            Box<dyn std::future::Future<Output = Result<T, ApiError>> + 'a>,
+        >,
+    ) -> Result<T, AuditError> {
+        let branch = api::Branch {
+            repo: &self.repo,
+            name: &self.branch,
+            path: &self.path,
+        };
+        self.runtime
+            .block_on(request(branch, &self.client))
+            .map_err(|source| AuditError::Api {
+                branch: self.branch.clone(),
+                source,
+            })
     }
 }
 
