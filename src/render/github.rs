@@ -348,6 +348,41 @@ mod tests {
         assert!(cut.contains("</details>"));
     }
 
+    /// Random mixes of ASCII, multi-byte characters, newlines and `<details>` tags, cut at
+    /// random limits: never over the limit, never a panic, and every kept line whole.
+    #[test]
+    fn random_text_is_cut_within_the_limit() {
+        let pieces = [
+            "a", "é", "日本", "🦀", "\n", "| x |", "<details>", "</details>", "\n\n", " ",
+        ];
+        let mut seed: u64 = 7;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) as usize % n
+        };
+        for _ in 0..2_000 {
+            let text: String = (0..next(400)).map(|_| pieces[next(pieces.len())]).collect();
+            let max = 250 + next(600);
+            let bytes = trim_bytes(&text, max, "x");
+            assert!(bytes.len() <= max, "{} > {max}", bytes.len());
+            let chars = trim_chars(&text, max, "x");
+            assert!(chars.chars().count() <= max);
+            if text.len() > max {
+                assert!(bytes.contains("**Cut here:**"));
+                // What was kept before the note is a prefix of the text, line by line.
+                let kept = bytes.split("\n**Cut here:**").next().unwrap_or_default();
+                let kept = kept.trim_end_matches("\n</details>\n");
+                for line in kept.lines().filter(|l| !l.is_empty()) {
+                    assert!(text.contains(line), "{line:?} is not from the text");
+                }
+            } else {
+                assert_eq!(bytes, text);
+            }
+        }
+    }
+
     #[test]
     fn titles_are_cut_to_255_characters() {
         let long = "ü".repeat(400);
