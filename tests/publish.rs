@@ -1433,3 +1433,35 @@ fn a_branch_without_the_database_is_not_overwritten() {
     assert_eq!(fake.ref_sha("refs/heads/skillgate/audit"), Some(head));
     let _ = job;
 }
+
+#[test]
+fn a_dismissed_approval_no_longer_counts() {
+    let (repo, base, head) = pull_request_repo();
+    let fake = fake_for(&base, &head, &format!("{OWNER}/{REPO}"));
+    let job = Job::new();
+    let event = job.event("pull_request.opened.json", &base, &head);
+    check(&repo, &job, &fake, "pull_request", &event);
+    let shas = (base.as_str(), head.as_str());
+    review(&repo, &fake, shas, (51, "alice", "approved", &head));
+    review(&repo, &fake, shas, (52, "maintainer1", "approved", &head));
+    assert_eq!(fake.check_runs()[0].conclusion.as_deref(), Some("success"));
+    // A maintainer dismisses alice's approval: alpha waits again, and so does the check.
+    let (code, stdout, stderr) = review(&repo, &fake, shas, (51, "alice", "dismissed", &head));
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("alice's dismissed review of alpha"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("| alpha | escalate | 0/1 | — |"),
+        "{stdout}"
+    );
+    assert_eq!(
+        fake.check_runs()[0].conclusion.as_deref(),
+        Some("action_required")
+    );
+    // Approving again passes it again.
+    review(&repo, &fake, shas, (53, "alice", "approved", &head));
+    assert_eq!(fake.check_runs()[0].conclusion.as_deref(), Some("success"));
+    fake.assert_no_violations();
+}

@@ -65,6 +65,8 @@ pub fn run(args: &ReviewArgs) -> Result<Outcome, Error> {
     let decision = match review.state.as_str() {
         "approved" => Some(ReviewDecision::Approved),
         "changes_requested" => Some(ReviewDecision::NeedsCorrection),
+        // GitHub marks a dismissed review `dismissed`: what it said no longer counts.
+        "dismissed" => Some(ReviewDecision::Dismissed),
         other => {
             notes.push(format!(
                 "{who}'s review is `{other}`: only an approval or a change request is a decision"
@@ -156,6 +158,9 @@ pub fn run(args: &ReviewArgs) -> Result<Outcome, Error> {
             .all(|p| p.is_approved(config.routing.required(p.tier, &p.categories)))
     {
         Some("success")
+    } else if decision == Some(ReviewDecision::Dismissed) {
+        // A dismissed approval may have been the one that passed the check.
+        Some("action_required")
     } else {
         None
     };
@@ -173,6 +178,7 @@ pub fn run(args: &ReviewArgs) -> Result<Outcome, Error> {
     {
         let title = match conclusion {
             "success" => "every skill waiting for review is approved".to_owned(),
+            "action_required" => "a review was dismissed: skills wait for review".to_owned(),
             _ => "changes requested".to_owned(),
         };
         let text = format!("### skillgate: {title}\n\n{summary}");
@@ -292,7 +298,9 @@ impl Submitted<'_> {
             let entry = Review {
                 approver: self.reviewer.to_owned(),
                 decision,
-                reasoning: if self.body.trim().is_empty() {
+                reasoning: if decision == ReviewDecision::Dismissed {
+                    format!("{who}'s review was dismissed: it no longer counts")
+                } else if self.body.trim().is_empty() {
                     format!("{} by {who}", decision.as_str().replace('_', " "))
                 } else {
                     esc(self.body)
@@ -307,6 +315,7 @@ impl Submitted<'_> {
                     match decision {
                         ReviewDecision::Approved => "approval",
                         ReviewDecision::NeedsCorrection => "change request",
+                        ReviewDecision::Dismissed => "dismissed review",
                     },
                     p.skill
                 ));

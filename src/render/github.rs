@@ -353,7 +353,16 @@ mod tests {
     #[test]
     fn random_text_is_cut_within_the_limit() {
         let pieces = [
-            "a", "é", "日本", "🦀", "\n", "| x |", "<details>", "</details>", "\n\n", " ",
+            "a",
+            "é",
+            "日本",
+            "🦀",
+            "\n",
+            "| x |",
+            "<details>",
+            "</details>",
+            "\n\n",
+            " ",
         ];
         let mut seed: u64 = 7;
         let mut next = |n: usize| {

@@ -67,6 +67,9 @@ pub struct Review {
 pub enum ReviewDecision {
     Approved,
     NeedsCorrection,
+    /// The review was dismissed: the reviewer's word no longer counts, and the skill waits
+    /// again (recorded as `escalated`).
+    Dismissed,
 }
 
 impl ReviewDecision {
@@ -74,6 +77,7 @@ impl ReviewDecision {
         match self {
             Self::Approved => "approved",
             Self::NeedsCorrection => "needs_correction",
+            Self::Dismissed => "escalated",
         }
     }
 }
@@ -364,8 +368,13 @@ fn is_timestamp(conn: &Connection, text: &str) -> bool {
 /// One row per review, skill and head: the same review job run twice adds nothing.
 fn review_key(pending: &Pending, review: &Review) -> String {
     use sha2::{Digest, Sha256};
+    // A dismissal is the same review, later: its own row.
+    let kind = match review.decision {
+        ReviewDecision::Dismissed => "dismissal",
+        _ => "review",
+    };
     let parts = json!([
-        "review",
+        kind,
         pending.repository,
         pending.pull_request,
         pending.head_sha,
