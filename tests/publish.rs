@@ -1255,6 +1255,20 @@ fn eligible_approvals_are_recorded_and_pass_the_check_when_all_are_in() {
         .arg(dir.path().join("db"));
     let (code, stdout, stderr) = run(verify);
     assert_eq!(code, 0, "{stdout}{stderr}");
+
+    // "Re-run jobs" at the same commit: the approvals still hold, the check stays passed.
+    let mut rerun = repo.skillgate(&["check"]);
+    job.env(&mut rerun, &fake, "pull_request", &event);
+    rerun.env("GITHUB_RUN_ATTEMPT", "2");
+    let (code, _, stderr) = run(rerun);
+    assert_eq!(code, 3, "the gate's own verdict is unchanged: {stderr}");
+    assert!(
+        stderr.contains("was already approved: the check passes"),
+        "{stderr}"
+    );
+    assert_eq!(fake.check_runs().len(), 1);
+    assert_eq!(fake.check_runs()[0].conclusion.as_deref(), Some("success"));
+    fake.assert_no_violations();
 }
 
 #[test]

@@ -231,6 +231,7 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
             Err(err) => recorded = Err(err),
         }
     }
+    let writes = plan.write;
     warnings.extend(publish::deliver(
         &run,
         &config,
@@ -239,6 +240,11 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
         publish::Stage::Check,
     )?);
     recorded?;
+    if writes && trail.is_some() {
+        warnings.extend(super::review::still_approved(
+            &run, &db_path, &config, &session,
+        )?);
+    }
     let stdout = match args.format {
         OutputFormat::Text => render::text(&run),
         OutputFormat::Markdown => render::markdown(&run),

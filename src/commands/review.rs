@@ -208,6 +208,45 @@ pub fn run(args: &ReviewArgs) -> Result<Outcome, Error> {
     })
 }
 
+/// A re-run at a head whose waiting skills were all approved: the approvals still hold (the
+/// same commit, the same content), so the check run passes again instead of asking anew.
+pub(crate) fn still_approved(
+    run: &crate::gate::GateRun,
+    db: &std::path::Path,
+    config: &Config,
+    session: &Session,
+) -> Result<Option<String>, Error> {
+    let (Some(pull), Some(repo)) = (session.pull(), session.repo.as_ref()) else {
+        return Ok(None);
+    };
+    if crate::github::publish::conclusion(run) != "action_required" {
+        return Ok(None);
+    }
+    let store = Store::open(db)?;
+    let pending = store.pending_escalations(&repo.full(), pull.number, &pull.head_sha)?;
+    let corrections = store.corrections_at(&repo.full(), pull.number, &pull.head_sha)?;
+    let approved = !pending.is_empty()
+        && corrections.is_empty()
+        && pending
+            .iter()
+            .all(|p| p.is_approved(config.routing.required(p.tier, &p.categories)));
+    if !approved {
+        return Ok(None);
+    }
+    let title = "every skill waiting for review is approved";
+    let text = format!(
+        "### skillgate: {title}\n\nApproved at this commit before this run.\n\n{}",
+        status(&pending, config)
+    );
+    session.with_client(async |client| {
+        Ok(conclude(client, repo, &pull.head_sha, "success", title, &text).await?)
+    })?;
+    Ok(Some(format!(
+        "every skill waiting at {} was already approved: the check passes",
+        short(&pull.head_sha)
+    )))
+}
+
 /// One line per skill waiting at this head: tier, approvals against what it needs.
 fn status(pending: &[Pending], config: &Config) -> String {
     if pending.is_empty() {
