@@ -89,9 +89,11 @@ pub fn run(args: &ReviewArgs) -> Result<Outcome, Error> {
         head: &pull.head_sha,
         reviewer: &review.reviewer,
         body: &review.body,
+        // A dismissal happens now, not when the review it withdraws was submitted.
         reviewed_at: review
             .submitted_at
             .clone()
+            .filter(|_| review.state != "dismissed")
             .unwrap_or_else(super::check::now),
         review_id: review.id.to_string(),
     };
