@@ -274,12 +274,7 @@ pub(crate) fn trusted_config(
     let git = Git::open(repo).ok();
     let prefix = git
         .as_ref()
-        .and_then(|g| {
-            let top = g.toplevel().canonicalize().ok()?;
-            repo.strip_prefix(&top)
-                .ok()
-                .map(|p| p.to_string_lossy().replace('\\', "/"))
-        })
+        .and_then(|g| repo_prefix(g, repo).ok())
         .unwrap_or_default();
     let rel = if prefix.is_empty() {
         crate::config::FILE_NAME.to_owned()
@@ -445,14 +440,7 @@ fn changed(
         ));
     };
     // Paths from git are relative to the top of the repository; skills to `--repo`.
-    let top = git
-        .toplevel()
-        .canonicalize()
-        .map_err(|err| Error::io("resolve", git.toplevel(), err))?;
-    let prefix = repo
-        .strip_prefix(&top)
-        .map(|p| p.to_string_lossy().replace('\\', "/"))
-        .unwrap_or_default();
+    let prefix = repo_prefix(&git, repo)?;
     let head = match &args.head {
         Some(rev) => {
             let sha = git.resolve(rev)?;
@@ -584,6 +572,18 @@ fn changes_without_history(
         )
     })?;
     Ok(None)
+}
+
+/// `--repo` relative to the top of its git repository, `/`-separated (empty at the top).
+fn repo_prefix(git: &Git, repo: &Path) -> Result<String, Error> {
+    let top = git
+        .toplevel()
+        .canonicalize()
+        .map_err(|err| Error::io("resolve", git.toplevel(), err))?;
+    Ok(repo
+        .strip_prefix(&top)
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .unwrap_or_default())
 }
 
 fn short(sha: &str) -> &str {
