@@ -33,7 +33,8 @@ pub enum Command {
     /// request) for the skills waiting at the pull request's head, and pass the check once
     /// every one has the approvals it needs.
     Review(ReviewArgs),
-    /// The audit trail in the database: `verify` walks its hash chain.
+    /// The audit trail: `verify` walks the database's hash chain, `compact` squashes the audit
+    /// branch's git history.
     #[command(subcommand)]
     Audit(AuditCommand),
 }
@@ -44,6 +45,26 @@ pub enum AuditCommand {
     /// row that does not (edited, deleted, re-ordered or inserted by hand), 1 when the database
     /// cannot be read.
     Verify(AuditVerifyArgs),
+    /// Squash the audit branch's git history into one commit holding its head's database,
+    /// after verifying the chain there and tagging the old head (which keeps it reachable).
+    /// Pushes with the checkout's git credentials and a lease on the head it read, so a run
+    /// landing meanwhile is never dropped. Exit 4 when the chain is broken (nothing changes).
+    Compact(AuditCompactArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AuditCompactArgs {
+    /// The checkout whose remote holds the audit branch; its `.skillgate.toml` names the branch.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub repo: PathBuf,
+
+    /// The git remote to compact the branch on.
+    #[arg(long, default_value = "origin", value_name = "NAME")]
+    pub remote: String,
+
+    /// The tag that keeps the old history [default: skillgate-audit-<first 12 digits of the head>].
+    #[arg(long, value_name = "NAME")]
+    pub tag: Option<String>,
 }
 
 #[derive(Debug, Args)]

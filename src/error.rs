@@ -65,6 +65,8 @@ impl Error {
             Self::Config(_) | Self::Usage { .. } => exit_codes::USAGE,
             Self::Git(err) if err.is_usage() => exit_codes::USAGE,
             Self::Github(crate::github::GithubError::Unavailable(_)) => exit_codes::USAGE,
+            Self::Audit(crate::audit::AuditError::NoBranch { .. }) => exit_codes::USAGE,
+            Self::Audit(crate::audit::AuditError::Broken { .. }) => exit_codes::CORRECTION_NEEDED,
             _ => exit_codes::ERROR,
         }
     }

@@ -20,7 +20,10 @@ fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
         .output()
         .map_err(|e| e.to_string())?;
     if !out.status.success() {
-        return Err(format!("git {args:?}: {}", String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
@@ -51,12 +54,58 @@ impl Lcg {
     }
 }
 
-pub fn trail(template: &Path, runs: u64, dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
-    let text = std::fs::read_to_string(template).map_err(|e| format!("{}: {e}", template.display()))?;
+fn load(template: &Path) -> Result<GateRun, Box<dyn std::error::Error>> {
+    let text =
+        std::fs::read_to_string(template).map_err(|e| format!("{}: {e}", template.display()))?;
     let template: GateRun = serde_json::from_str(&text).map_err(|e| e.to_string())?;
     if template.skills.len() != 5 {
-        return Err(format!("the template should gate 5 skills, not {}", template.skills.len()).into());
+        return Err(format!(
+            "the template should gate 5 skills, not {}",
+            template.skills.len()
+        )
+        .into());
     }
+    Ok(template)
+}
+
+/// Run `i` of the simulation: the template's five skills at a new head; one run in ten has one
+/// to five failed tests in one skill. Returns the run and whether it has failures.
+fn simulate(template: &GateRun, i: u64, rng: &mut Lcg) -> (GateRun, bool) {
+    let mut run = template.clone();
+    run.run.run_id = Some(format!("{}", 1_000_000 + i));
+    run.run.head = Some(format!("{:040x}", i + 1));
+    run.run.pull_request = Some(1 + i / 3);
+    let failing = rng.next().is_multiple_of(10);
+    let victim = (rng.next() % 5) as usize;
+    for (k, skill) in run.skills.iter_mut().enumerate() {
+        let Some(tests) = skill.tests.as_mut() else {
+            continue;
+        };
+        tests.failed_tests.clear();
+        tests.pass_count = tests.total_count.max(1);
+        tests.fail_count = 0;
+        if failing && k == victim {
+            let n = 1 + rng.next() % 5;
+            tests.fail_count = n;
+            tests.pass_count = tests.total_count.saturating_sub(n);
+            for j in 0..n {
+                tests.failed_tests.push(FailedTest {
+                    name: format!("case {j} of run {i}"),
+                    error: Some(format!("expected {j} but got {}", j + 1)),
+                    duration_ms: Some(12),
+                    suite: None,
+                    file: None,
+                    line: None,
+                    kind: None,
+                });
+            }
+        }
+    }
+    (run, failing)
+}
+
+pub fn trail(template: &Path, runs: u64, dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let template = load(template)?;
     let _ = std::fs::remove_dir_all(dir);
     let bare = dir.join("origin.git");
     let work = dir.join("work");
@@ -67,7 +116,10 @@ pub fn trail(template: &Path, runs: u64, dir: &Path) -> Result<(), Box<dyn std::
     git(&bare, &["config", "gc.auto", "0"])?;
     git(&work, &["init", "-q", "-b", "main"])?;
     git(&work, &["config", "gc.auto", "0"])?;
-    git(&work, &["remote", "add", "origin", bare.to_str().ok_or("path")?])?;
+    git(
+        &work,
+        &["remote", "add", "origin", bare.to_str().ok_or("path")?],
+    )?;
     let config = AuditConfig {
         commit: CommitMode::Git,
         ..AuditConfig::default()
@@ -78,35 +130,8 @@ pub fn trail(template: &Path, runs: u64, dir: &Path) -> Result<(), Box<dyn std::
     let started = Instant::now();
     let mut failing_runs = 0;
     for i in 0..runs {
-        let mut run = template.clone();
-        run.run.run_id = Some(format!("{}", 1_000_000 + i));
-        run.run.head = Some(format!("{:040x}", i + 1));
-        run.run.pull_request = Some(1 + i / 3);
-        let failing = rng.next() % 10 == 0;
+        let (run, failing) = simulate(&template, i, &mut rng);
         failing_runs += u64::from(failing);
-        let victim = (rng.next() % 5) as usize;
-        for (k, skill) in run.skills.iter_mut().enumerate() {
-            let Some(tests) = skill.tests.as_mut() else { continue };
-            tests.failed_tests.clear();
-            tests.pass_count = tests.total_count.max(1);
-            tests.fail_count = 0;
-            if failing && k == victim {
-                let n = 1 + rng.next() % 5;
-                tests.fail_count = n;
-                tests.pass_count = tests.total_count.saturating_sub(n);
-                for j in 0..n {
-                    tests.failed_tests.push(FailedTest {
-                        name: format!("case {j} of run {i}"),
-                        error: Some(format!("expected {j} but got {}", j + 1)),
-                        duration_ms: Some(12),
-                        suite: None,
-                        file: None,
-                        line: None,
-                        kind: None,
-                    });
-                }
-            }
-        }
         let mut trail = audit::connect(&config, &session, &work)
             .map_err(|e| e.to_string())?
             .ok_or("no trail")?;
@@ -117,7 +142,7 @@ pub fn trail(template: &Path, runs: u64, dir: &Path) -> Result<(), Box<dyn std::
             .commit(&run, stats.inserted > 0, &keep)
             .map_err(|e| e.to_string())?;
         // A CI job starts from a fresh checkout: drop what this one accumulated.
-        if i % 100 == 99 {
+        if (i + 1).is_multiple_of(100) {
             git(&work, &["gc", "--quiet", "--prune=now"])?;
             eprintln!(
                 "  {} runs, {:.0} ms per run",
@@ -126,42 +151,258 @@ pub fn trail(template: &Path, runs: u64, dir: &Path) -> Result<(), Box<dyn std::
             );
         }
     }
-    let elapsed = started.elapsed();
+    report(&bare, dir, runs, failing_runs, started.elapsed())
+}
+
+/// The sizes once the runs are in: the database at the branch's head, its decision rows, the
+/// repository before and after `git gc`.
+fn report(
+    bare: &Path,
+    dir: &Path,
+    runs: u64,
+    failing_runs: u64,
+    elapsed: std::time::Duration,
+) -> Result<(), Box<dyn std::error::Error>> {
     let db = dir.join("final.db");
     let bytes = Command::new("git")
         .arg("--git-dir")
-        .arg(&bare)
+        .arg(bare)
         .args(["show", "skillgate/audit:.skillgate/skills.db"])
         .output()
         .map_err(|e| e.to_string())?
         .stdout;
     std::fs::write(&db, &bytes).map_err(|e| e.to_string())?;
-    let rows: i64 = {
+    let (rows, page_size): (i64, i64) = {
         let store = Store::open(&db).map_err(|e| e.to_string())?;
-        store
-            .connection()
-            .query_row("SELECT count(*) FROM approval_history", [], |r| r.get(0))
-            .map_err(|e| e.to_string())?
+        let conn = store.connection();
+        let count = |sql: &str| {
+            conn.query_row(sql, [], |r| r.get(0))
+                .map_err(|e| e.to_string())
+        };
+        (
+            count("SELECT count(*) FROM approval_history")?,
+            count("PRAGMA page_size")?,
+        )
     };
     let before_gc = du(&bare.join("objects"));
-    git(&bare, &["gc", "--quiet", "--prune=now"])?;
+    let gc = Instant::now();
+    git(bare, &["gc", "--quiet", "--prune=now"])?;
+    let gc = gc.elapsed();
     let packed = du(&bare.join("objects"));
-    let commits = git(&bare, &["rev-list", "--count", "skillgate/audit"])?;
+    let commits = git(bare, &["rev-list", "--count", "skillgate/audit"])?;
     let db_size = bytes.len() as u64;
     println!(
         "audit-trail: {runs} runs ({failing_runs} with failures), {rows} decision rows, {commits} commits, \
-         {:.1} s ({:.0} ms per run)",
+         {:.1} s ({:.0} ms per run), git gc {:.1} s",
         elapsed.as_secs_f64(),
-        elapsed.as_millis() as f64 / runs.max(1) as f64
+        elapsed.as_millis() as f64 / runs.max(1) as f64,
+        gc.as_secs_f64()
     );
     println!(
-        "audit-trail: database {:.2} MB, {:.0} bytes per decision row; history {:.2} MB before gc, \
-         {:.2} MB packed = {:.2}x the database",
+        "audit-trail: database {:.2} MB ({page_size}-byte pages), {:.0} bytes per decision row; \
+         history {:.2} MB before gc, {:.2} MB packed = {:.2}x the database",
         db_size as f64 / 1e6,
         db_size as f64 / rows.max(1) as f64,
         before_gc as f64 / 1e6,
         packed as f64 / 1e6,
         packed as f64 / db_size.max(1) as f64
     );
+    Ok(())
+}
+
+/// `audit-history RESULTS.json RUNS DIR`: the same runs and the same database, one commit per
+/// run, written by `git fast-import` instead of a checkout pushing to a bare repository. The
+/// history is the same sequence of files; only the way there differs. Pushing every run reads,
+/// hashes and deltas the whole file, so 10,000 runs would take many hours that way; here the
+/// runs are cut into two segments written side by side (the second first records the runs
+/// before it, without committing them) and stitched into one branch at the end. Each segment
+/// starts with a whole copy of the file, as a `git gc` cutting a delta chain does anyway.
+/// `audit-trail` at a smaller count checks that both end at the same sizes.
+pub fn history(template: &Path, runs: u64, dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let template = load(template)?;
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    git(dir, &["init", "-q", "--bare", "-b", "main", "origin.git"])?;
+    let bare = dir.join("origin.git");
+    git(&bare, &["config", "gc.auto", "0"])?;
+    // A run's cost grows with the file, so the halves of the work split at runs / √2.
+    let cut = if runs >= 1_000 {
+        (runs as f64 / 2f64.sqrt()) as u64
+    } else {
+        runs
+    };
+    let segments = [(0, cut), (cut, runs)];
+    let started = Instant::now();
+    let results: Vec<Result<(Vec<String>, u64), String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = segments
+            .iter()
+            .enumerate()
+            .filter(|(_, (from, until))| from < until)
+            .map(|(n, &(from, until))| {
+                let (template, bare) = (&template, &bare);
+                scope.spawn(move || segment(template, bare, n, from, until))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a segment panicked".to_owned()))
+            })
+            .collect()
+    });
+    let mut blobs = Vec::new();
+    let mut failing_runs = 0;
+    for result in results {
+        let (segment_blobs, failing) = result?;
+        blobs.extend(segment_blobs);
+        failing_runs += failing;
+    }
+    stitch(&bare, &blobs)?;
+    report(&bare, dir, runs, failing_runs, started.elapsed())
+}
+
+/// The database's path on the branch.
+const DB_PATH: &str = ".skillgate/skills.db";
+
+/// Runs `from..until` committed by one `git fast-import` to `refs/segments/N`: the blob ids in
+/// order, and how many of the runs had failures.
+fn segment(
+    template: &GateRun,
+    bare: &Path,
+    n: usize,
+    from: u64,
+    until: u64,
+) -> Result<(Vec<String>, u64), String> {
+    use std::io::Write;
+    // The database lives in memory-backed storage when there is some: fsyncs are not what this
+    // measures. `prepare_for_commit` is left out too: it changes nothing in a database that
+    // was never in WAL mode, and its integrity check reads the whole file every run.
+    let base = if Path::new("/dev/shm").is_dir() {
+        Path::new("/dev/shm")
+    } else {
+        bare
+    };
+    let scratch = tempfile::Builder::new()
+        .prefix("skillgate-audit-history-")
+        .tempdir_in(base)
+        .map_err(|e| e.to_string())?;
+    let db = scratch.path().join("skills.db");
+    let marks = bare.join(format!("segment-{n}.marks"));
+    let mut import = Command::new("git")
+        .arg("--git-dir")
+        .arg(bare)
+        .args(["fast-import", "--quiet", "--done"])
+        .arg(format!("--export-marks={}", marks.display()))
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let mut input = std::io::BufWriter::with_capacity(1 << 20, import.stdin.take().ok_or("stdin")?);
+    let mut rng = Lcg(42);
+    let mut failing_runs = 0;
+    let started = Instant::now();
+    for i in 0..until {
+        let (run, failing) = simulate(template, i, &mut rng);
+        let mut store = Store::open(&db).map_err(|e| e.to_string())?;
+        store
+            .connection()
+            .execute_batch("PRAGMA synchronous = OFF")
+            .map_err(|e| e.to_string())?;
+        store.record(&run).map_err(|e| e.to_string())?;
+        drop(store);
+        if i < from {
+            continue;
+        }
+        failing_runs += u64::from(failing);
+        let bytes = std::fs::read(&db).map_err(|e| e.to_string())?;
+        write!(
+            input,
+            "blob\nmark :{}\ndata {}\n",
+            i + 1,
+            bytes.len()
+        )
+        .and_then(|()| input.write_all(&bytes))
+        .and_then(|()| {
+            let message = format!("skillgate: 5 decisions at {}\n", run.run.head.as_deref().unwrap_or(""));
+            write!(
+                input,
+                "\ncommit refs/segments/{n}\ncommitter skillgate <skillgate@users.noreply.github.com> {} +0000\n\
+                 data {}\n{message}M 100644 :{} {DB_PATH}\n\n",
+                1_780_000_000 + i * 60,
+                message.len(),
+                i + 1
+            )
+        })
+        .map_err(|e| e.to_string())?;
+        let done = i + 1 - from;
+        if done.is_multiple_of(500) {
+            eprintln!(
+                "  segment {n}: {done} of {} runs, {:.0} ms per run",
+                until - from,
+                started.elapsed().as_millis() as f64 / done as f64
+            );
+        }
+    }
+    input
+        .write_all(b"done\n")
+        .and_then(|()| input.flush())
+        .map_err(|e| e.to_string())?;
+    drop(input);
+    if !import.wait().map_err(|e| e.to_string())?.success() {
+        return Err("git fast-import failed".into());
+    }
+    let text = std::fs::read_to_string(&marks).map_err(|e| e.to_string())?;
+    let mut ids: Vec<(u64, String)> = text
+        .lines()
+        .filter_map(|line| {
+            let (mark, id) = line.strip_prefix(':')?.split_once(' ')?;
+            Some((mark.parse().ok()?, id.to_owned()))
+        })
+        .filter(|(mark, _)| (from + 1..=until).contains(mark))
+        .collect();
+    ids.sort();
+    if ids.len() as u64 != until - from {
+        return Err(format!(
+            "segment {n}: {} blobs marked, {} expected",
+            ids.len(),
+            until - from
+        ));
+    }
+    Ok((ids.into_iter().map(|(_, id)| id).collect(), failing_runs))
+}
+
+/// One branch, `skillgate/audit`, with one commit per blob in order; the segments' refs go.
+fn stitch(bare: &Path, blobs: &[String]) -> Result<(), String> {
+    use std::io::Write;
+    let mut import = Command::new("git")
+        .arg("--git-dir")
+        .arg(bare)
+        .args(["fast-import", "--quiet", "--done"])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let mut input = std::io::BufWriter::new(import.stdin.take().ok_or("stdin")?);
+    for (i, blob) in blobs.iter().enumerate() {
+        let message = format!("skillgate: 5 decisions at {:040x}\n", i + 1);
+        write!(
+            input,
+            "commit refs/heads/skillgate/audit\ncommitter skillgate <skillgate@users.noreply.github.com> {} +0000\n\
+             data {}\n{message}M 100644 {blob} {DB_PATH}\n\n",
+            1_780_000_000 + i * 60,
+            message.len(),
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    input
+        .write_all(b"done\n")
+        .and_then(|()| input.flush())
+        .map_err(|e| e.to_string())?;
+    drop(input);
+    if !import.wait().map_err(|e| e.to_string())?.success() {
+        return Err("git fast-import (stitch) failed".into());
+    }
+    for n in 0..2 {
+        let _ = git(bare, &["update-ref", "-d", &format!("refs/segments/{n}")]);
+    }
     Ok(())
 }

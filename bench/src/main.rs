@@ -17,7 +17,12 @@ const HUGE_OUT_EVERY: u64 = 25;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+    let result = match args
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
         ["gen-junit", path, cases] => gen_junit(Path::new(path), parse(cases)),
         ["gen-tap", path, cases] => gen_tap(Path::new(path), parse(cases)),
         ["skillgate", path] => read_skillgate(Path::new(path)),
@@ -25,13 +30,18 @@ fn main() -> ExitCode {
         ["runner-parallel"] => runner_parallel(),
         ["runner-overhead", runs] => runner_overhead(parse(runs) as usize),
         ["runner-flood", bytes] => runner_flood(parse(bytes)),
+        ["audit-history", template, runs, dir] => {
+            audit::history(Path::new(template), parse(runs), Path::new(dir))
+        }
         ["audit-trail", template, runs, dir] => {
             audit::trail(Path::new(template), parse(runs), Path::new(dir))
         }
-        _ => Err("usage: skillgate-bench gen-junit|gen-tap PATH CASES | skillgate|junit-parser PATH \
+        _ => Err(
+            "usage: skillgate-bench gen-junit|gen-tap PATH CASES | skillgate|junit-parser PATH \
                   | runner-parallel | runner-overhead RUNS | runner-flood BYTES \
-                  | audit-trail RESULTS.json RUNS DIR"
-            .into()),
+                  | audit-trail RESULTS.json RUNS DIR | audit-history RESULTS.json RUNS DIR"
+                .into(),
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -63,7 +73,10 @@ fn gen_junit(path: &Path, cases: u64) -> Result<()> {
     let huge = "x".repeat(1024);
     let mut i = 0;
     for s in 0..suites {
-        writeln!(out, r#"  <testsuite name="suite.{s}" tests="{per_suite}" time="1.5">"#)?;
+        writeln!(
+            out,
+            r#"  <testsuite name="suite.{s}" tests="{per_suite}" time="1.5">"#
+        )?;
         for _ in 0..per_suite.min(cases - i) {
             if i % FAIL_EVERY == 0 {
                 writeln!(
@@ -101,7 +114,10 @@ fn gen_junit(path: &Path, cases: u64) -> Result<()> {
 }
 
 fn escape(text: &str) -> String {
-    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
 }
 
 fn gen_tap(path: &Path, cases: u64) -> Result<()> {
@@ -109,18 +125,35 @@ fn gen_tap(path: &Path, cases: u64) -> Result<()> {
     writeln!(out, "TAP version 13\n1..{cases}")?;
     for i in 1..=cases {
         if i % FAIL_EVERY == 0 {
-            writeln!(out, "not ok {i} - suite/feature {} handles case {i}", i / 1000)?;
-            writeln!(out, "  ---\n  message: 'expected 200, got 500 at step {i}'\n  severity: fail\n  at:\n    file: test/feature.js\n    line: {}\n  ...", i % 300)?;
+            writeln!(
+                out,
+                "not ok {i} - suite/feature {} handles case {i}",
+                i / 1000
+            )?;
+            writeln!(
+                out,
+                "  ---\n  message: 'expected 200, got 500 at step {i}'\n  severity: fail\n  at:\n    file: test/feature.js\n    line: {}\n  ...",
+                i % 300
+            )?;
         } else if i % 1000 == 1 {
-            writeln!(out, "ok {i} - suite/feature {} handles case {i} # SKIP not on this platform", i / 1000)?;
+            writeln!(
+                out,
+                "ok {i} - suite/feature {} handles case {i} # SKIP not on this platform",
+                i / 1000
+            )?;
         } else {
             writeln!(out, "ok {i} - suite/feature {} handles case {i}", i / 1000)?;
         }
     }
     out.flush()?;
     let failed = cases / FAIL_EVERY;
-    let skipped = (1..=cases).filter(|i| i % 1000 == 1 && i % FAIL_EVERY != 0).count() as u64;
-    let expected = format!("{} passed, {failed} failed, {skipped} skipped", cases - failed - skipped);
+    let skipped = (1..=cases)
+        .filter(|i| i % 1000 == 1 && i % FAIL_EVERY != 0)
+        .count() as u64;
+    let expected = format!(
+        "{} passed, {failed} failed, {skipped} skipped",
+        cases - failed - skipped
+    );
     std::fs::write(path.with_extension("expected"), &expected)?;
     println!("generated {} bytes: {expected}", path.metadata()?.len());
     Ok(())
@@ -140,7 +173,10 @@ fn report(reader: &str, path: &Path, started: Instant, counts: String) -> Result
 fn read_skillgate(path: &Path) -> Result<()> {
     let started = Instant::now();
     let run = skillgate::results::read_report_file(path)?.ok_or("not a report")?;
-    let counts = format!("{} passed, {} failed, {} skipped", run.passed, run.failed, run.skipped);
+    let counts = format!(
+        "{} passed, {} failed, {} skipped",
+        run.passed, run.failed, run.skipped
+    );
     report("skillgate", path, started, counts)
 }
 
@@ -159,7 +195,12 @@ fn read_junit_parser(path: &Path) -> Result<()> {
             }
         }
     }
-    report("junit-parser", path, started, format!("{passed} passed, {failed} failed, {skipped} skipped"))
+    report(
+        "junit-parser",
+        path,
+        started,
+        format!("{passed} passed, {failed} failed, {skipped} skipped"),
+    )
 }
 
 /// Run shell suites through the gate's runner, in a scratch directory.
@@ -207,7 +248,9 @@ fn runner_overhead(runs: usize) -> Result<()> {
     let mut direct = Vec::with_capacity(runs);
     for _ in 0..runs {
         let started = Instant::now();
-        let status = std::process::Command::new("bash").args(["-c", "true"]).status()?;
+        let status = std::process::Command::new("bash")
+            .args(["-c", "true"])
+            .status()?;
         direct.push(started.elapsed());
         if !status.success() {
             return Err("true failed".into());

@@ -157,6 +157,70 @@ impl GitBranch {
     }
 }
 
+/// What a compaction came to.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Compacted {
+    /// The branch is now this root commit; `squashed` commits were behind it before.
+    Commit { commit: String, squashed: u64 },
+    /// The head is a root commit already: nothing to do.
+    AlreadyOne,
+    /// A run moved the branch meanwhile: its commit stays, read again and retry.
+    Moved,
+}
+
+impl GitBranch {
+    /// Replace the branch's history with one root commit holding `head`'s tree. `head` is
+    /// pushed as tag `tag` first, so the old history stays reachable; then the branch moves
+    /// with a lease on `head`: a run that landed meanwhile is never dropped (`Moved`).
+    pub fn compact(
+        &self,
+        head: &str,
+        tag: &str,
+        message: &str,
+    ) -> Result<Compacted, GitAuditError> {
+        let parents = self.text(&["log", "-1", "--format=%P", head], None)?;
+        if parents.is_empty() {
+            return Ok(Compacted::AlreadyOne);
+        }
+        let squashed: u64 = self
+            .text(&["rev-list", "--count", head], None)?
+            .parse()
+            .unwrap_or(0);
+        // Creating a tag that exists elsewhere is refused by the remote, never forced.
+        self.git(
+            &[
+                "push",
+                "--quiet",
+                "--porcelain",
+                &self.remote,
+                &format!("{head}:refs/tags/{tag}"),
+            ],
+            None,
+            None,
+        )?;
+        let tree = format!("{head}^{{tree}}");
+        let commit = self.text(&["commit-tree", &tree, "-m", message], None)?;
+        let lease = format!("--force-with-lease=refs/heads/{}:{head}", self.name);
+        let refspec = format!("{commit}:refs/heads/{}", self.name);
+        match self.git(
+            &[
+                "push",
+                "--quiet",
+                "--porcelain",
+                &lease,
+                &self.remote,
+                &refspec,
+            ],
+            None,
+            None,
+        ) {
+            Ok(_) => Ok(Compacted::Commit { commit, squashed }),
+            Err(err) if is_rejection(&err.message) => Ok(Compacted::Moved),
+            Err(err) => Err(err),
+        }
+    }
+}
+
 /// A push refused because the branch moved (or appeared) meanwhile.
 fn is_rejection(stderr: &str) -> bool {
     let stderr = stderr.to_ascii_lowercase();

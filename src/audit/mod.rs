@@ -52,6 +52,20 @@ pub enum AuditError {
         "audit branch {branch}: other runs kept moving it; gave up after {attempts} attempts: re-run this job to record the review"
     )]
     ReviewLost { branch: String, attempts: u32 },
+    #[error(
+        "audit branch {branch}: runs kept moving it; gave up compacting after {attempts} attempts (the branch is as it was; tags made on the way point at its earlier heads)"
+    )]
+    CompactRaced { branch: String, attempts: u32 },
+    #[error("audit branch {branch} is not on remote {remote}: nothing to compact")]
+    NoBranch { branch: String, remote: String },
+    #[error(
+        "audit branch {branch} at {head}: the chain is broken ({first}); refusing to compact: the branch's history is the evidence of who changed it"
+    )]
+    Broken {
+        branch: String,
+        head: String,
+        first: String,
+    },
     #[error("audit database {}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -65,6 +79,15 @@ impl AuditError {
         match self {
             Self::Exhausted { .. } | Self::Unrecorded { .. } => Some(
                 "upload that file as an artifact, and run `skillgate publish --results FILE` with it to record the run",
+            ),
+            Self::CompactRaced { .. } => {
+                Some("compact when no pull request jobs run, e.g. on a nightly schedule")
+            }
+            Self::Broken { .. } => Some(
+                "run `skillgate audit verify --db FILE` on the branch's database, and compare its commits to find the change",
+            ),
+            Self::NoBranch { .. } => Some(
+                "check `[audit] branch`, and that the checkout's remote is the repository whose trail this is",
             ),
             Self::NoDatabase { .. } => Some(
                 "check `[audit] db` against the branch's files; to start over, delete the branch",
@@ -362,10 +385,108 @@ fn commit_message(run: &GateRun) -> String {
 }
 
 /// 250 ms doubling to 8 s, each ±50 %: racing runs spread out instead of colliding again.
-fn backoff(attempt: u32) -> Duration {
+pub(crate) fn backoff(attempt: u32) -> Duration {
     let base = Duration::from_millis(250).saturating_mul(1 << attempt.min(5));
     base.min(Duration::from_secs(8))
         .mul_f64(0.5 + crate::random::unit())
+}
+
+/// What `compact` did.
+#[derive(Debug)]
+pub struct Compaction {
+    pub branch: String,
+    /// The head before; the tag points at it.
+    pub old_head: String,
+    pub tag: String,
+    /// The branch's new root commit; `None` when the head was one already.
+    pub commit: Option<String>,
+    /// Commits in the history replaced.
+    pub squashed: u64,
+    /// Decision rows in the database, whose chain was verified first.
+    pub rows: u64,
+}
+
+/// Squash the audit branch on `remote` of the checkout at `repo_dir` into one commit holding
+/// its head's tree, after checking the database's chain at that head and tagging it (`tag`, or
+/// `skillgate-audit-` and the head's first 12 digits). The push carries a lease on the head
+/// read: a run landing meanwhile makes this read the new head and try again, never lost.
+pub fn compact(
+    config: &AuditConfig,
+    repo_dir: &Path,
+    remote: &str,
+    tag: Option<&str>,
+) -> Result<Compaction, Error> {
+    let branch = git::GitBranch {
+        dir: repo_dir.to_path_buf(),
+        remote: remote.to_owned(),
+        name: config.branch.clone(),
+        path: config.db.clone(),
+    };
+    let git_err = |source| AuditError::Git {
+        branch: config.branch.clone(),
+        source,
+    };
+    let attempts = config.attempts.max(1);
+    for attempt in 1..=attempts {
+        let head = branch
+            .head()
+            .map_err(git_err)?
+            .ok_or_else(|| AuditError::NoBranch {
+                branch: config.branch.clone(),
+                remote: remote.to_owned(),
+            })?;
+        let bytes = branch
+            .read(&head)
+            .map_err(git_err)?
+            .ok_or_else(|| AuditError::NoDatabase {
+                branch: config.branch.clone(),
+                head: head.clone(),
+            })?;
+        let dir = tempfile::Builder::new()
+            .prefix("skillgate-compact-")
+            .tempdir()
+            .map_err(|err| Error::io("create a directory in", std::env::temp_dir(), err))?;
+        let path = dir.path().join("skills.db");
+        std::fs::write(&path, &bytes).map_err(|err| Error::io("write", &path, err))?;
+        let report = Store::open_read_only(&path)?.verify_chain()?;
+        if let Some(first) = report.breaks.first() {
+            return Err(AuditError::Broken {
+                branch: config.branch.clone(),
+                head,
+                first: first.to_string(),
+            }
+            .into());
+        }
+        let tag = tag.map_or_else(
+            || format!("skillgate-audit-{}", head.get(..12).unwrap_or(&head)),
+            str::to_owned,
+        );
+        let message = format!(
+            "skillgate: audit trail compacted\n\n\
+             The branch's history up to {head} is at tag {tag}.\n\
+             The database's chain was intact there: {} rows, head {}.\n",
+            report.rows, report.head
+        );
+        let done = |commit, squashed| Compaction {
+            branch: config.branch.clone(),
+            old_head: head.clone(),
+            tag: tag.clone(),
+            commit,
+            squashed,
+            rows: report.rows,
+        };
+        match branch.compact(&head, &tag, &message).map_err(git_err)? {
+            git::Compacted::Commit { commit, squashed } => return Ok(done(Some(commit), squashed)),
+            git::Compacted::AlreadyOne => return Ok(done(None, 1)),
+            git::Compacted::Moved if attempt < attempts => std::thread::sleep(backoff(attempt)),
+            git::Compacted::Moved => {}
+        }
+    }
+    Err(AuditError::CompactRaced {
+        branch: config.branch.clone(),
+        attempts,
+    }
+    .into())
 }
 
 /// The file as it will be committed: one file (no journal or WAL), whole (`integrity_check`).

@@ -1,10 +1,12 @@
 //! `skillgate audit verify`: check the audit trail's hash chain, read-only.
+//! `skillgate audit compact`: squash the audit branch's git history.
 //!
-//! Exit codes: 0 the chain is intact; 4 (correction needed) a row does not chain, the first one
-//! named; 1 the database cannot be read; 2 no database where one was looked for.
+//! Exit codes: 0 the chain is intact (compacted); 4 (correction needed) a row does not chain,
+//! the first one named, and nothing is compacted; 1 the database cannot be read or the branch
+//! not pushed; 2 no database or no branch where one was looked for, or a malformed tag name.
 
 use super::check::Outcome;
-use crate::cli::{AuditCommand, AuditFormat, AuditVerifyArgs};
+use crate::cli::{AuditCommand, AuditCompactArgs, AuditFormat, AuditVerifyArgs};
 use crate::error::Error;
 use crate::exit_codes;
 use crate::store::{ChainReport, Store};
@@ -14,7 +16,42 @@ pub const SCHEMA: &str = "skillgate.audit-verify/1";
 pub fn run(command: &AuditCommand) -> Result<Outcome, Error> {
     match command {
         AuditCommand::Verify(args) => verify(args),
+        AuditCommand::Compact(args) => compact(args),
     }
+}
+
+fn compact(args: &AuditCompactArgs) -> Result<Outcome, Error> {
+    if let Some(tag) = &args.tag {
+        let valid = std::process::Command::new("git")
+            .args(["check-ref-format", &format!("refs/tags/{tag}")])
+            .status()
+            .is_ok_and(|s| s.success());
+        if !valid {
+            return Err(Error::usage(
+                format!("--tag {tag:?} is not a valid tag name"),
+                Some(
+                    "see `git check-ref-format`: no spaces, `..`, `~`, `^`, `:` or trailing `.lock`",
+                ),
+            ));
+        }
+    }
+    let config = crate::config::Config::load(&args.repo, None)?;
+    let done = crate::audit::compact(&config.audit, &args.repo, &args.remote, args.tag.as_deref())?;
+    let stdout = match &done.commit {
+        Some(commit) => format!(
+            "compacted {}: {} commits → 1 ({commit}), {} rows, chain intact\nthe history before is at tag {} ({})\n",
+            done.branch, done.squashed, done.rows, done.tag, done.old_head
+        ),
+        None => format!(
+            "{} is one commit already ({}): nothing to compact\n",
+            done.branch, done.old_head
+        ),
+    };
+    Ok(Outcome {
+        stdout,
+        warnings: Vec::new(),
+        exit_code: exit_codes::OK,
+    })
 }
 
 fn verify(args: &AuditVerifyArgs) -> Result<Outcome, Error> {

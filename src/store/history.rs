@@ -1,12 +1,12 @@
 //! `approval_history`: one chained row per gated skill and run, written in one transaction.
 
-use rusqlite::{OptionalExtension, TransactionBehavior};
+use rusqlite::TransactionBehavior;
 use serde_json::{Map, Value, json};
 
+use super::key::Key;
 use super::{Store, StoreError, chain, skills};
 use crate::gate::{GateRun, SkillResult};
 use crate::policy::Verdict;
-use crate::skill::hex;
 
 /// What a `record` call wrote.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -35,20 +35,13 @@ impl Store {
         let now = sqlite_timestamp(&run.run.finished_at);
         for skill in &run.skills {
             let key = idempotency_key(run, skill);
-            let seen: Option<i64> = tx
-                .query_row(
-                    "SELECT id FROM approval_history WHERE idempotency_key = ?1",
-                    [&key],
-                    |row| row.get(0),
-                )
-                .optional()
-                .map_err(write_err)?;
-            if seen.is_some() {
+            if key.recorded(&tx).map_err(write_err)? {
                 stats.already_recorded += 1;
                 continue;
             }
             let skill_id = skills::upsert(&tx, skill, &now).map_err(write_err)?;
-            chain::append(&tx, &row_values(run, skill, skill_id, &key, &now)).map_err(write_err)?;
+            chain::append(&tx, &row_values(run, skill, skill_id, key.as_str(), &now))
+                .map_err(write_err)?;
             stats.inserted += 1;
         }
         tx.commit().map_err(write_err)?;
@@ -84,14 +77,28 @@ fn risk_assessment(skill: &SkillResult) -> Value {
         "complexity": complexity,
         "external_dependencies": analysis.dependency_count,
     });
+    // The score's weighted parts stay in the results document: every row would pay ~100
+    // bytes for figures the criteria check and the score already carry.
     if let Some(risk) = &signals.risk {
         assessment["score"] = json!(risk.score);
-        assessment["parts"] = json!(risk.parts);
     }
     if let Some(declared) = signals.declared_risk {
         assessment["declared_risk"] = json!(declared);
     }
     assessment.to_string().into()
+}
+
+/// The seed's test-results JSON as a row stores it: every figure the suite reported, without
+/// the empty ones (`null`, `[]`) and without `format` when it only repeats `framework`. Rows are
+/// the bulk of the audit branch, and every run commits the whole file.
+fn stored_test_results(mut tests: Value) -> Value {
+    if let Value::Object(fields) = &mut tests {
+        if fields.get("format") == fields.get("framework") {
+            fields.remove("format");
+        }
+        fields.retain(|_, v| !v.is_null() && v.as_array().is_none_or(|a| !a.is_empty()));
+    }
+    tests
 }
 
 /// The columns a gate-written row fills, hashed in this canonical form.
@@ -120,8 +127,8 @@ fn row_values(
         skill
             .tests
             .as_ref()
-            .and_then(|t| serde_json::to_string(t).ok())
-            .map_or(Value::Null, Value::String),
+            .and_then(|t| serde_json::to_value(t).ok())
+            .map_or(Value::Null, |t| stored_test_results(t).to_string().into()),
     );
     put(
         "approval_criteria_check",
@@ -206,9 +213,8 @@ fn row_values(
 
 /// One row per repository, PR, head commit, skill, skill content, run and attempt: re-running
 /// the same job adds nothing.
-fn idempotency_key(run: &GateRun, skill: &SkillResult) -> String {
-    use sha2::{Digest, Sha256};
-    let parts = json!([
+fn idempotency_key(run: &GateRun, skill: &SkillResult) -> Key {
+    Key::of(&json!([
         run.run.repository,
         run.run.pull_request,
         run.run.head,
@@ -217,8 +223,7 @@ fn idempotency_key(run: &GateRun, skill: &SkillResult) -> String {
         skill.content_hash,
         run.run.run_id,
         run.run.run_attempt,
-    ]);
-    hex(&Sha256::digest(parts.to_string().as_bytes()))
+    ]))
 }
 
 /// `2026-11-30T03:37:06Z` → `2026-11-30 03:37:06`, the form `datetime('now')` writes, so the
@@ -234,7 +239,70 @@ pub fn sqlite_timestamp(rfc3339: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::sqlite_timestamp;
+    use super::{idempotency_key, sqlite_timestamp, stored_test_results};
+    use crate::gate::GateRun;
+    use crate::store::Store;
+    use serde_json::json;
+
+    fn gate_run() -> GateRun {
+        serde_json::from_str(include_str!("../../tests/fixtures/render/gate-run.json"))
+            .expect("fixture")
+    }
+
+    #[test]
+    fn a_run_recorded_again_adds_nothing_whatever_form_its_keys_were_stored_in() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open(&dir.path().join("skills.db")).expect("open");
+        let run = gate_run();
+        assert_eq!(store.record(&run).expect("record").inserted, 5);
+        let keys: Vec<String> = store
+            .conn
+            .prepare("SELECT idempotency_key FROM approval_history ORDER BY id")
+            .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+            .expect("keys");
+        let expected: Vec<String> = run
+            .skills
+            .iter()
+            .map(|skill| idempotency_key(&run, skill).as_str().to_owned())
+            .collect();
+        assert_eq!(keys, expected);
+        assert!(keys.iter().all(|k| k.len() == 32));
+        let again = store.record(&run).expect("again");
+        assert_eq!((again.inserted, again.already_recorded), (0, 5));
+
+        // Rows from before keys were cut to 128 bits carry the whole digest.
+        for skill in &run.skills {
+            let key = idempotency_key(&run, skill);
+            store
+                .conn
+                .execute(
+                    "UPDATE approval_history SET idempotency_key = ?1 WHERE idempotency_key = ?2",
+                    [key.legacy(), key.as_str()],
+                )
+                .expect("legacy key");
+        }
+        let again = store.record(&run).expect("after the upgrade");
+        assert_eq!((again.inserted, again.already_recorded), (0, 5));
+    }
+
+    #[test]
+    fn stored_test_results_drop_empty_fields_only() {
+        let stored = stored_test_results(json!({
+            "framework": "pytest", "format": "pytest", "pass_count": 3, "fail_count": 0,
+            "pass_rate": 1.0, "coverage": null, "failed_tests": [], "skip_count": 0,
+        }));
+        assert_eq!(
+            stored,
+            json!({"framework": "pytest", "pass_count": 3, "fail_count": 0, "pass_rate": 1.0, "skip_count": 0})
+        );
+        let stored = stored_test_results(json!({
+            "framework": "jest", "format": "junit", "failed_tests": [{"name": "t"}],
+        }));
+        assert_eq!(
+            stored,
+            json!({"framework": "jest", "format": "junit", "failed_tests": [{"name": "t"}]})
+        );
+    }
 
     #[test]
     fn timestamps_compare_like_sqlite_datetime() {

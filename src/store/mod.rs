@@ -3,6 +3,7 @@
 mod chain;
 mod error;
 mod history;
+mod key;
 mod open;
 mod reviews;
 mod skills;

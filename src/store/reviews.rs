@@ -13,8 +13,9 @@ use serde_json::{Map, Value, json};
 
 use super::chain::{self, canonical, column_list};
 use super::history::sqlite_timestamp;
+use super::key::Key;
 use super::{Store, StoreError};
-use crate::skill::{Tier, hex};
+use crate::skill::Tier;
 
 /// A skill whose latest gate decision at a pull request head is `escalated`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -215,14 +216,7 @@ impl Store {
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(write_err)?;
         let key = review_key(pending, review);
-        let seen: bool = tx
-            .query_row(
-                "SELECT EXISTS (SELECT 1 FROM approval_history WHERE idempotency_key = ?1)",
-                [&key],
-                |row| row.get(0),
-            )
-            .map_err(write_err)?;
-        if seen {
+        if key.recorded(&tx).map_err(write_err)? {
             return Ok(false);
         }
         let reviewed_at = sqlite_timestamp(&review.reviewed_at);
@@ -266,7 +260,7 @@ impl Store {
             minutes.map_or(Value::Null, Value::from),
         );
         put("review_id", review.review_id.as_str().into());
-        put("idempotency_key", key.into());
+        put("idempotency_key", key.as_str().into());
         chain::append(&tx, &row).map_err(write_err)?;
         tx.commit().map_err(write_err)?;
         Ok(true)
@@ -366,20 +360,18 @@ fn is_timestamp(conn: &Connection, text: &str) -> bool {
 }
 
 /// One row per review, skill and head: the same review job run twice adds nothing.
-fn review_key(pending: &Pending, review: &Review) -> String {
-    use sha2::{Digest, Sha256};
+fn review_key(pending: &Pending, review: &Review) -> Key {
     // A dismissal is the same review, later: its own row.
     let kind = match review.decision {
         ReviewDecision::Dismissed => "dismissal",
         _ => "review",
     };
-    let parts = json!([
+    Key::of(&json!([
         kind,
         pending.repository,
         pending.pull_request,
         pending.head_sha,
         pending.skill,
         review.review_id,
-    ]);
-    hex(&Sha256::digest(parts.to_string().as_bytes()))
+    ]))
 }

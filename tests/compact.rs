@@ -1,0 +1,325 @@
+//! `skillgate audit compact`: the audit branch's git history squashed into one commit, on a
+//! local bare repository, with runs racing it.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use common::{Repo, run, skillgate};
+use rusqlite::Connection;
+use skillgate::audit::git::{Compacted, GitBranch};
+use skillgate::audit::{self, AuditConfig, CommitMode};
+use skillgate::gate::GateRun;
+use skillgate::github::Session;
+use skillgate::store::Store;
+
+const BRANCH: &str = "skillgate/audit";
+const DB: &str = ".skillgate/skills.db";
+
+/// A checkout with `origin`, a bare repository, committing its trail in `git` mode.
+struct Remote {
+    _dir: tempfile::TempDir,
+    bare: PathBuf,
+    work: Repo,
+}
+
+impl Remote {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let bare = dir.path().join("origin.git");
+        git(
+            dir.path(),
+            &["init", "-q", "--bare", "-b", "main", "origin.git"],
+        );
+        let work = Repo::git();
+        git(work.path(), &["remote", "add", "origin", path_str(&bare)]);
+        work.write(".skillgate.toml", "[audit]\ncommit = \"git\"\n");
+        Self {
+            _dir: dir,
+            bare,
+            work,
+        }
+    }
+
+    fn config() -> AuditConfig {
+        AuditConfig {
+            commit: CommitMode::Git,
+            ..AuditConfig::default()
+        }
+    }
+
+    /// A run's trail, read from the branch now.
+    fn trail(&self) -> audit::Trail {
+        let session = Session::from_vars(&|_| None, None).expect("session");
+        audit::connect(&Self::config(), &session, self.work.path())
+            .expect("connect")
+            .expect("a trail")
+    }
+
+    /// Record run `id` and commit it, as a job does.
+    fn record(&self, id: u32) {
+        let mut trail = self.trail();
+        self.land(&mut trail, id);
+    }
+
+    fn land(&self, trail: &mut audit::Trail, id: u32) {
+        let run = gate_run(id);
+        let stats = Store::open(&trail.path())
+            .and_then(|mut s| s.record(&run))
+            .expect("record");
+        let keep = self.work.path().join("kept");
+        trail
+            .commit(&run, stats.inserted > 0, &keep)
+            .expect("commit");
+    }
+
+    fn bare_git(&self, args: &[&str]) -> String {
+        git(&self.bare, args)
+    }
+
+    fn head(&self) -> String {
+        self.bare_git(&["rev-parse", BRANCH])
+    }
+
+    fn commits(&self) -> usize {
+        self.bare_git(&["rev-list", "--count", BRANCH])
+            .parse()
+            .expect("count")
+    }
+
+    /// The database at `rev` on the remote: (rows, distinct idempotency keys, chain intact).
+    fn rows_at(&self, rev: &str) -> (i64, i64, bool) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("skills.db");
+        std::fs::write(&path, self.blob(rev)).expect("write");
+        let store = Store::open_read_only(&path).expect("open");
+        let (rows, keys) = store
+            .connection()
+            .query_row(
+                "SELECT count(*), count(DISTINCT idempotency_key) FROM approval_history",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .expect("count");
+        (
+            rows,
+            keys,
+            store.verify_chain().expect("verify").is_intact(),
+        )
+    }
+
+    fn blob(&self, rev: &str) -> Vec<u8> {
+        let out = Command::new("git")
+            .arg("--git-dir")
+            .arg(&self.bare)
+            .args(["show", &format!("{rev}:{DB}")])
+            .output()
+            .expect("git show");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    }
+
+    fn compact(&self, extra: &[&str]) -> (i32, String, String) {
+        let mut cmd = skillgate();
+        cmd.args(["audit", "compact", "--repo"])
+            .arg(self.work.path())
+            .args(extra);
+        run(cmd)
+    }
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().expect("utf8")
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .expect("git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// The examples' five skills, run `id` of a pull request job.
+fn gate_run(id: u32) -> GateRun {
+    let mut run: GateRun =
+        serde_json::from_str(include_str!("fixtures/render/gate-run.json")).expect("fixture");
+    run.run.repository = "octo/skills".to_owned();
+    run.run.pull_request = Some(7);
+    run.run.head = Some(format!("{id:040x}"));
+    run.run.run_id = Some(id.to_string());
+    run
+}
+
+#[test]
+fn the_history_becomes_one_commit_and_the_old_head_a_tag() {
+    let remote = Remote::new();
+    for id in 1..=3 {
+        remote.record(id);
+    }
+    let old = remote.head();
+    assert_eq!(remote.commits(), 3);
+    let (code, stdout, stderr) = remote.compact(&[]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    let tag = format!("skillgate-audit-{}", &old[..12]);
+    assert_eq!(
+        stdout,
+        format!(
+            "compacted {BRANCH}: 3 commits → 1 ({}), 15 rows, chain intact\nthe history before is at tag {tag} ({old})\n",
+            remote.head()
+        )
+    );
+    assert_eq!(remote.commits(), 1);
+    assert_eq!(remote.bare_git(&["rev-parse", &tag]), old);
+    assert_eq!(
+        remote.bare_git(&["rev-parse", &format!("{BRANCH}^{{tree}}")]),
+        remote.bare_git(&["rev-parse", &format!("{old}^{{tree}}")]),
+        "the same database, byte for byte"
+    );
+    let message = remote.bare_git(&["log", "-1", "--format=%B", BRANCH]);
+    assert!(
+        message.contains(&format!("up to {old} is at tag {tag}"))
+            && message.contains("chain was intact there: 15 rows"),
+        "{message}"
+    );
+    // Runs go on from the compacted branch; the chain carries across.
+    remote.record(4);
+    assert_eq!(remote.commits(), 2);
+    assert_eq!(remote.rows_at(BRANCH), (20, 20, true));
+    // Twice in a row: one commit already.
+    remote.record(5);
+    let (code, stdout, _) = remote.compact(&["--tag", "audit/before-5"]);
+    assert_eq!(code, 0);
+    assert!(
+        stdout.starts_with("compacted skillgate/audit: 3 commits → 1"),
+        "{stdout}"
+    );
+    let (code, stdout, _) = remote.compact(&[]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout,
+        format!(
+            "{BRANCH} is one commit already ({}): nothing to compact\n",
+            remote.head()
+        )
+    );
+}
+
+#[test]
+fn a_run_that_read_before_the_compaction_lands_after_it() {
+    let remote = Remote::new();
+    remote.record(1);
+    remote.record(2);
+    // This run reads the branch, then the branch is compacted under it.
+    let mut late = remote.trail();
+    let (code, _, stderr) = remote.compact(&[]);
+    assert_eq!(code, 0, "{stderr}");
+    let compacted = remote.head();
+    remote.land(&mut late, 3);
+    assert_eq!(
+        remote.commits(),
+        2,
+        "re-read, re-applied, on top of the compacted commit"
+    );
+    assert_eq!(
+        remote.bare_git(&["rev-parse", &format!("{BRANCH}^")]),
+        compacted
+    );
+    assert_eq!(remote.rows_at(BRANCH), (15, 15, true));
+}
+
+#[test]
+fn a_run_that_lands_during_the_compaction_is_never_dropped() {
+    let remote = Remote::new();
+    remote.record(1);
+    remote.record(2);
+    let branch = GitBranch {
+        dir: remote.work.path().to_path_buf(),
+        remote: "origin".to_owned(),
+        name: BRANCH.to_owned(),
+        path: DB.to_owned(),
+    };
+    let read = branch.head().expect("head").expect("branch");
+    // A run lands between the compaction's read and its push.
+    remote.record(3);
+    let landed = remote.head();
+    let outcome = branch
+        .compact(&read, "skillgate-audit-test", "squash")
+        .expect("compact");
+    assert_eq!(outcome, Compacted::Moved);
+    assert_eq!(remote.head(), landed, "the lease kept the run's commit");
+    assert_eq!(remote.commits(), 3);
+    // The command reads again and compacts the branch as it is now.
+    let (code, stdout, stderr) = remote.compact(&[]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("3 commits → 1"), "{stdout}");
+    assert_eq!(remote.rows_at(BRANCH), (15, 15, true));
+}
+
+#[test]
+fn a_broken_chain_is_not_compacted() {
+    let remote = Remote::new();
+    remote.record(1);
+    remote.record(2);
+    // Someone rewrites a decision by hand and commits the file on the branch.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("skills.db");
+    std::fs::write(&path, remote.blob(BRANCH)).expect("write");
+    Connection::open(&path)
+        .expect("open")
+        .execute_batch("UPDATE approval_history SET decision = 'approved' WHERE id = 2")
+        .expect("tamper");
+    let clone = dir.path().join("clone");
+    git(
+        dir.path(),
+        &["clone", "-q", "-b", BRANCH, path_str(&remote.bare), "clone"],
+    );
+    std::fs::copy(&path, clone.join(DB)).expect("copy");
+    git(&clone, &["commit", "-qam", "fix a decision"]);
+    git(&clone, &["push", "-q", "origin", BRANCH]);
+    let before = remote.head();
+    let (code, stdout, stderr) = remote.compact(&[]);
+    assert_eq!(code, 4, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("the chain is broken (row 2") && stderr.contains("refusing to compact"),
+        "{stderr}"
+    );
+    assert_eq!(remote.head(), before);
+    assert_eq!(remote.commits(), 3);
+    assert_eq!(remote.bare_git(&["tag", "--list"]), "", "no tag either");
+}
+
+#[test]
+fn no_branch_or_a_bad_tag_name_is_a_usage_error() {
+    let remote = Remote::new();
+    let (code, _, stderr) = remote.compact(&[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("audit branch skillgate/audit is not on remote origin"),
+        "{stderr}"
+    );
+    remote.record(1);
+    let (code, _, stderr) = remote.compact(&["--tag", "two words"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--tag \"two words\" is not a valid tag name"),
+        "{stderr}"
+    );
+    assert_eq!(remote.commits(), 1);
+}
