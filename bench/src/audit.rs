@@ -406,3 +406,79 @@ fn stitch(bare: &Path, blobs: &[String]) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// `audit-compact DIR`, after `audit-trail` or `audit-history` in DIR: `skillgate audit compact`
+/// through a checkout of DIR/origin.git, then the sizes: the repository (the tag keeps the old
+/// history) and the branch alone (what a run fetches, and what is left once the tag is moved
+/// to an archive or deleted), each after `git gc`.
+pub fn compact(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
+    let bare = dir.join("origin.git");
+    let work = dir.join("compact-work");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
+    git(&work, &["init", "-q", "-b", "main"])?;
+    git(
+        &work,
+        &["remote", "add", "origin", bare.to_str().ok_or("path")?],
+    )?;
+    let db_size = git_size(&bare, &format!("skillgate/audit:{DB_PATH}"))?;
+    let started = Instant::now();
+    let done = audit::compact(&AuditConfig::default(), &work, "origin", None)
+        .map_err(|e| e.to_string())?;
+    let took = started.elapsed();
+    git(&bare, &["gc", "--quiet", "--prune=now"])?;
+    let repository = du(&bare.join("objects"));
+    let alone = dir.join("branch-alone.git");
+    let _ = std::fs::remove_dir_all(&alone);
+    git(
+        dir,
+        &[
+            "clone",
+            "--quiet",
+            "--bare",
+            "--no-tags",
+            "--single-branch",
+            "--branch",
+            "skillgate/audit",
+            &format!("file://{}", bare.display()),
+            "branch-alone.git",
+        ],
+    )?;
+    git(&alone, &["gc", "--quiet", "--prune=now"])?;
+    let branch = du(&alone.join("objects"));
+    println!(
+        "audit-compact: {} commits → 1 in {:.1} s ({} rows, chain intact), tag {}",
+        done.squashed,
+        took.as_secs_f64(),
+        done.rows,
+        done.tag
+    );
+    println!(
+        "audit-compact: database {:.2} MB; repository with the tag {:.2} MB = {:.2}x; \
+         the branch alone {:.2} MB = {:.2}x the database",
+        db_size as f64 / 1e6,
+        repository as f64 / 1e6,
+        repository as f64 / db_size.max(1) as f64,
+        branch as f64 / 1e6,
+        branch as f64 / db_size.max(1) as f64
+    );
+    Ok(())
+}
+
+fn git_size(bare: &Path, object: &str) -> Result<u64, String> {
+    let out = Command::new("git")
+        .arg("--git-dir")
+        .arg(bare)
+        .args(["cat-file", "-s", object])
+        .output()
+        .map_err(|e| e.to_string())?;
+    String::from_utf8_lossy(&out.stdout)
+        .trim()
+        .parse()
+        .map_err(|_| {
+            format!(
+                "git cat-file -s {object}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        })
+}

@@ -30,6 +30,7 @@ fn main() -> ExitCode {
         ["runner-parallel"] => runner_parallel(),
         ["runner-overhead", runs] => runner_overhead(parse(runs) as usize),
         ["runner-flood", bytes] => runner_flood(parse(bytes)),
+        ["audit-compact", dir] => audit::compact(Path::new(dir)),
         ["audit-history", template, runs, dir] => {
             audit::history(Path::new(template), parse(runs), Path::new(dir))
         }
@@ -39,7 +40,7 @@ fn main() -> ExitCode {
         _ => Err(
             "usage: skillgate-bench gen-junit|gen-tap PATH CASES | skillgate|junit-parser PATH \
                   | runner-parallel | runner-overhead RUNS | runner-flood BYTES \
-                  | audit-trail RESULTS.json RUNS DIR | audit-history RESULTS.json RUNS DIR"
+                  | audit-trail RESULTS.json RUNS DIR | audit-history RESULTS.json RUNS DIR | audit-compact DIR"
                 .into(),
         ),
     };

@@ -193,6 +193,8 @@ pub struct Trail {
     head: Option<String>,
     dir: tempfile::TempDir,
     attempts: u32,
+    /// The size of the file the last commit landed.
+    committed: Option<usize>,
 }
 
 impl std::fmt::Debug for Trail {
@@ -262,6 +264,7 @@ impl Trail {
             head: None,
             dir,
             attempts: attempts.max(1),
+            committed: None,
         };
         trail.reread()?;
         Ok(trail)
@@ -274,6 +277,12 @@ impl Trail {
 
     pub fn branch(&self) -> &str {
         self.backend.branch()
+    }
+
+    /// A warning once the committed file nears what GitHub takes: it warns about files over
+    /// 50 MB on push and refuses them over 100 MB, through the API as through git.
+    pub fn size_warning(&self) -> Option<String> {
+        large_file_warning(self.branch(), self.committed?)
     }
 
     /// Read the branch's head and its database into [`Trail::path`] (none: a fresh file).
@@ -344,6 +353,7 @@ impl Trail {
             match self.backend.commit(self.head.as_deref(), &bytes, message)? {
                 Landed::Commit(sha) => {
                     self.head = Some(sha.clone());
+                    self.committed = Some(bytes.len());
                     return Ok(Some(Ok(sha)));
                 }
                 Landed::Moved if attempt < self.attempts => {
@@ -389,6 +399,19 @@ pub(crate) fn backoff(attempt: u32) -> Duration {
     let base = Duration::from_millis(250).saturating_mul(1 << attempt.min(5));
     base.min(Duration::from_secs(8))
         .mul_f64(0.5 + crate::random::unit())
+}
+
+/// Above this, a committed database draws a warning (GitHub's own threshold for a push).
+const LARGE_FILE: usize = 50_000_000;
+
+fn large_file_warning(branch: &str, bytes: usize) -> Option<String> {
+    (bytes > LARGE_FILE).then(|| {
+        format!(
+            "the audit database on {branch} is {:.1} MB: GitHub refuses files over 100 MB; \
+             `skillgate audit compact` shortens the branch's history, not the file",
+            bytes as f64 / 1e6
+        )
+    })
 }
 
 /// What `compact` did.
@@ -513,4 +536,21 @@ pub fn keep(run: &GateRun, dir: &Path) -> Result<PathBuf, Error> {
     std::fs::write(&path, crate::render::json(run))
         .map_err(|err| Error::io("write", &path, err))?;
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::large_file_warning;
+
+    #[test]
+    fn a_database_past_50_mb_is_warned_about() {
+        assert_eq!(large_file_warning("skillgate/audit", 50_000_000), None);
+        assert_eq!(
+            large_file_warning("skillgate/audit", 62_340_000).as_deref(),
+            Some(
+                "the audit database on skillgate/audit is 62.3 MB: GitHub refuses files over 100 MB; \
+                 `skillgate audit compact` shortens the branch's history, not the file"
+            )
+        );
+    }
 }

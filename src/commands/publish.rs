@@ -194,26 +194,31 @@ pub fn open_trail(
     Ok((trail, path))
 }
 
-/// Commit the audit database back to its branch; a line for the log.
+/// Commit the audit database back to its branch; lines for the log (what landed, and a
+/// warning when the file grows large).
 pub fn commit_trail(
     trail: &mut audit::Trail,
     run: &GateRun,
     changed: bool,
     repo: &Path,
     config: &Config,
-) -> Result<Option<String>, Error> {
+) -> Result<Vec<String>, Error> {
     let keep_dir = repo
         .join(&config.audit.db)
         .parent()
         .map_or_else(|| repo.to_path_buf(), Path::to_path_buf);
     match trail.commit(run, changed, &keep_dir) {
-        Ok(commit) => Ok(commit.map(|commit| {
-            format!(
-                "audit trail committed to {} ({})",
-                trail.branch(),
-                short(&commit)
-            )
-        })),
+        Ok(commit) => Ok(commit
+            .map(|commit| {
+                format!(
+                    "audit trail committed to {} ({})",
+                    trail.branch(),
+                    short(&commit)
+                )
+            })
+            .into_iter()
+            .chain(trail.size_warning())
+            .collect()),
         Err(err @ Error::Audit(audit::AuditError::Exhausted { .. })) => Err(err),
         // Whatever stopped the commit, the run's results are not lost.
         Err(err) => Err(audit::AuditError::Unrecorded {

@@ -127,11 +127,14 @@ pub fn run(args: &ReviewArgs) -> Result<Outcome, Error> {
             short(&pull.head_sha)
         );
         match trail.commit_with(&message, recorded > 0, &reapply)? {
-            Some(Ok(commit)) => warnings.push(format!(
-                "audit trail committed to {} ({})",
-                trail.branch(),
-                short(&commit)
-            )),
+            Some(Ok(commit)) => {
+                warnings.push(format!(
+                    "audit trail committed to {} ({})",
+                    trail.branch(),
+                    short(&commit)
+                ));
+                warnings.extend(trail.size_warning());
+            }
             None => {}
             Some(Err(attempts)) => {
                 return Err(audit::AuditError::ReviewLost {
