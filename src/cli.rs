@@ -54,9 +54,14 @@ pub enum AuditCommand {
 
 #[derive(Debug, Args)]
 pub struct AuditCompactArgs {
-    /// The checkout whose remote holds the audit branch; its `.skillgate.toml` names the branch.
+    /// The checkout whose remote holds the audit branch.
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub repo: PathBuf,
+
+    /// The config file, for `[audit] branch` and `db` [default: .skillgate.toml in the
+    /// repository, if present].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
 
     /// The git remote to compact the branch on.
     #[arg(long, default_value = "origin", value_name = "NAME")]

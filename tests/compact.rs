@@ -265,10 +265,19 @@ fn a_run_that_lands_during_the_compaction_is_never_dropped() {
     assert_eq!(outcome, Compacted::Moved);
     assert_eq!(remote.head(), landed, "the lease kept the run's commit");
     assert_eq!(remote.commits(), 3);
-    // The command reads again and compacts the branch as it is now.
-    let (code, stdout, stderr) = remote.compact(&[]);
+    assert_eq!(
+        remote.bare_git(&["tag", "--list"]),
+        "",
+        "the tag went with the branch or not at all"
+    );
+    // The command reads again and compacts the branch as it is now, under the same tag name.
+    let (code, stdout, stderr) = remote.compact(&["--tag", "skillgate-audit-test"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("3 commits → 1"), "{stdout}");
+    assert_eq!(
+        remote.bare_git(&["rev-parse", "skillgate-audit-test"]),
+        landed
+    );
     assert_eq!(remote.rows_at(BRANCH), (15, 15, true));
 }
 
@@ -303,6 +312,24 @@ fn a_broken_chain_is_not_compacted() {
     assert_eq!(remote.head(), before);
     assert_eq!(remote.commits(), 3);
     assert_eq!(remote.bare_git(&["tag", "--list"]), "", "no tag either");
+}
+
+#[test]
+fn a_tag_taken_at_another_commit_stops_the_compaction() {
+    let remote = Remote::new();
+    remote.record(1);
+    let first = remote.head();
+    remote.bare_git(&["tag", "keep", &first]);
+    remote.record(2);
+    let before = remote.head();
+    let (code, stdout, stderr) = remote.compact(&["--tag", "keep"]);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("already exists") && stderr.contains("pass --tag"),
+        "{stderr}"
+    );
+    assert_eq!(remote.head(), before, "neither ref moved");
+    assert_eq!(remote.bare_git(&["rev-parse", "keep"]), first);
 }
 
 #[test]

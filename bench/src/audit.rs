@@ -448,7 +448,7 @@ pub fn compact(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let branch = du(&alone.join("objects"));
     println!(
         "audit-compact: {} commits → 1 in {:.1} s ({} rows, chain intact), tag {}",
-        done.squashed,
+        done.squashed.map_or_else(|| "?".to_owned(), |n| n.to_string()),
         took.as_secs_f64(),
         done.rows,
         done.tag

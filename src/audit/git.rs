@@ -96,7 +96,13 @@ impl GitBranch {
             None,
             None,
         )?;
-        Ok(Some(sha))
+        // What was fetched, which may be newer than what was listed: a head whose objects are
+        // here, so a failing read below means the file is missing, nothing else.
+        let fetched = self.text(
+            &["rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}"],
+            None,
+        )?;
+        Ok(Some(if fetched.is_empty() { sha } else { fetched }))
     }
 
     /// The database at `commit`; `None` when the commit has no such file.
@@ -160,8 +166,12 @@ impl GitBranch {
 /// What a compaction came to.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Compacted {
-    /// The branch is now this root commit; `squashed` commits were behind it before.
-    Commit { commit: String, squashed: u64 },
+    /// The branch is now this root commit; `squashed` commits were behind it before (unknown
+    /// in a shallow repository).
+    Commit {
+        commit: String,
+        squashed: Option<u64>,
+    },
     /// The head is a root commit already: nothing to do.
     AlreadyOne,
     /// A run moved the branch meanwhile: its commit stays, read again and retry.
@@ -178,38 +188,41 @@ impl GitBranch {
         tag: &str,
         message: &str,
     ) -> Result<Compacted, GitAuditError> {
-        let parents = self.text(&["log", "-1", "--format=%P", head], None)?;
-        if parents.is_empty() {
+        // The commit object itself: in a shallow repository `git log` shows a commit at the
+        // boundary without its parents.
+        let object = self.text(&["cat-file", "commit", head], None)?;
+        let has_parents = object
+            .lines()
+            .take_while(|line| !line.is_empty())
+            .any(|line| line.starts_with("parent "));
+        if !has_parents {
             return Ok(Compacted::AlreadyOne);
         }
-        let squashed: u64 = self
-            .text(&["rev-list", "--count", head], None)?
-            .parse()
-            .unwrap_or(0);
-        // Creating a tag that exists elsewhere is refused by the remote, never forced.
-        self.git(
-            &[
-                "push",
-                "--quiet",
-                "--porcelain",
-                &self.remote,
-                &format!("{head}:refs/tags/{tag}"),
-            ],
-            None,
-            None,
-        )?;
+        let shallow = self.text(&["rev-parse", "--is-shallow-repository"], None)? == "true";
+        let squashed = if shallow {
+            None
+        } else {
+            self.text(&["rev-list", "--count", head], None)?
+                .parse()
+                .ok()
+        };
         let tree = format!("{head}^{{tree}}");
         let commit = self.text(&["commit-tree", &tree, "-m", message], None)?;
+        // Both refs or neither: the tag never outlives a compaction that lost its lease, and
+        // a tag that exists at another commit stops the push (it is never forced).
         let lease = format!("--force-with-lease=refs/heads/{}:{head}", self.name);
-        let refspec = format!("{commit}:refs/heads/{}", self.name);
+        let tag_ref = format!("{head}:refs/tags/{tag}");
+        let branch_ref = format!("{commit}:refs/heads/{}", self.name);
         match self.git(
             &[
                 "push",
                 "--quiet",
                 "--porcelain",
+                "--atomic",
                 &lease,
                 &self.remote,
-                &refspec,
+                &tag_ref,
+                &branch_ref,
             ],
             None,
             None,

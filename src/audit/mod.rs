@@ -56,6 +56,12 @@ pub enum AuditError {
         "audit branch {branch}: runs kept moving it; gave up compacting after {attempts} attempts (the branch is as it was; tags made on the way point at its earlier heads)"
     )]
     CompactRaced { branch: String, attempts: u32 },
+    #[error("audit branch {branch}: {source}")]
+    CompactGit {
+        branch: String,
+        #[source]
+        source: git::GitAuditError,
+    },
     #[error("audit branch {branch} is not on remote {remote}: nothing to compact")]
     NoBranch { branch: String, remote: String },
     #[error(
@@ -79,6 +85,9 @@ impl AuditError {
         match self {
             Self::Exhausted { .. } | Self::Unrecorded { .. } => Some(
                 "upload that file as an artifact, and run `skillgate publish --results FILE` with it to record the run",
+            ),
+            Self::CompactGit { .. } => Some(
+                "compact pushes with the checkout's git credentials (actions/checkout keeps them unless `persist-credentials: false`) and must be allowed to force-push the branch; a tag of that name at another commit stops it: pass --tag",
             ),
             Self::CompactRaced { .. } => {
                 Some("compact when no pull request jobs run, e.g. on a nightly schedule")
@@ -402,14 +411,14 @@ pub(crate) fn backoff(attempt: u32) -> Duration {
 }
 
 /// Above this, a committed database draws a warning (GitHub's own threshold for a push).
-const LARGE_FILE: usize = 50_000_000;
+const LARGE_FILE: usize = 50 << 20;
 
 fn large_file_warning(branch: &str, bytes: usize) -> Option<String> {
     (bytes > LARGE_FILE).then(|| {
         format!(
-            "the audit database on {branch} is {:.1} MB: GitHub refuses files over 100 MB; \
+            "the audit database on {branch} is {:.1} MiB: GitHub refuses files over 100 MiB; \
              `skillgate audit compact` shortens the branch's history, not the file",
-            bytes as f64 / 1e6
+            bytes as f64 / f64::from(1u32 << 20)
         )
     })
 }
@@ -423,8 +432,8 @@ pub struct Compaction {
     pub tag: String,
     /// The branch's new root commit; `None` when the head was one already.
     pub commit: Option<String>,
-    /// Commits in the history replaced.
-    pub squashed: u64,
+    /// Commits in the history replaced; `None` in a shallow repository, which cannot count them.
+    pub squashed: Option<u64>,
     /// Decision rows in the database, whose chain was verified first.
     pub rows: u64,
 }
@@ -445,7 +454,7 @@ pub fn compact(
         name: config.branch.clone(),
         path: config.db.clone(),
     };
-    let git_err = |source| AuditError::Git {
+    let git_err = |source| AuditError::CompactGit {
         branch: config.branch.clone(),
         source,
     };
@@ -499,8 +508,10 @@ pub fn compact(
             rows: report.rows,
         };
         match branch.compact(&head, &tag, &message).map_err(git_err)? {
-            git::Compacted::Commit { commit, squashed } => return Ok(done(Some(commit), squashed)),
-            git::Compacted::AlreadyOne => return Ok(done(None, 1)),
+            git::Compacted::Commit { commit, squashed } => {
+                return Ok(done(Some(commit), squashed));
+            }
+            git::Compacted::AlreadyOne => return Ok(done(None, Some(1))),
             git::Compacted::Moved if attempt < attempts => std::thread::sleep(backoff(attempt)),
             git::Compacted::Moved => {}
         }
@@ -544,11 +555,11 @@ mod tests {
 
     #[test]
     fn a_database_past_50_mb_is_warned_about() {
-        assert_eq!(large_file_warning("skillgate/audit", 50_000_000), None);
+        assert_eq!(large_file_warning("skillgate/audit", 50 << 20), None);
         assert_eq!(
             large_file_warning("skillgate/audit", 62_340_000).as_deref(),
             Some(
-                "the audit database on skillgate/audit is 62.3 MB: GitHub refuses files over 100 MB; \
+                "the audit database on skillgate/audit is 59.5 MiB: GitHub refuses files over 100 MiB; \
                  `skillgate audit compact` shortens the branch's history, not the file"
             )
         );

@@ -2,8 +2,9 @@
 //! `skillgate audit compact`: squash the audit branch's git history.
 //!
 //! Exit codes: 0 the chain is intact (compacted); 4 (correction needed) a row does not chain,
-//! the first one named, and nothing is compacted; 1 the database cannot be read or the branch
-//! not pushed; 2 no database or no branch where one was looked for, or a malformed tag name.
+//! the first one named, and nothing is compacted; 1 the database cannot be read (or the
+//! branch has none at its head) or the branch cannot be pushed; 2 no database file for
+//! `verify`, no branch for `compact`, or a malformed remote or tag name.
 
 use super::check::Outcome;
 use crate::cli::{AuditCommand, AuditCompactArgs, AuditFormat, AuditVerifyArgs};
@@ -21,6 +22,18 @@ pub fn run(command: &AuditCommand) -> Result<Outcome, Error> {
 }
 
 fn compact(args: &AuditCompactArgs) -> Result<Outcome, Error> {
+    let remote_ok = !args.remote.is_empty()
+        && !args.remote.starts_with('-')
+        && !args
+            .remote
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control());
+    if !remote_ok {
+        return Err(Error::usage(
+            format!("--remote {:?} is not a remote name", args.remote),
+            Some("name a remote of the checkout, as `git remote` lists them"),
+        ));
+    }
     if let Some(tag) = &args.tag {
         let valid = std::process::Command::new("git")
             .args(["check-ref-format", &format!("refs/tags/{tag}")])
@@ -35,12 +48,16 @@ fn compact(args: &AuditCompactArgs) -> Result<Outcome, Error> {
             ));
         }
     }
-    let config = crate::config::Config::load(&args.repo, None)?;
+    let config = crate::config::Config::load(&args.repo, args.config.as_deref())?;
     let done = crate::audit::compact(&config.audit, &args.repo, &args.remote, args.tag.as_deref())?;
+    let squashed = done.squashed.map_or_else(
+        || "its history (not counted: the checkout is shallow)".to_owned(),
+        |n| format!("{n} commits"),
+    );
     let stdout = match &done.commit {
         Some(commit) => format!(
-            "compacted {}: {} commits → 1 ({commit}), {} rows, chain intact\nthe history before is at tag {} ({})\n",
-            done.branch, done.squashed, done.rows, done.tag, done.old_head
+            "compacted {}: {squashed} → 1 ({commit}), {} rows, chain intact\nthe history before is at tag {} ({})\n",
+            done.branch, done.rows, done.tag, done.old_head
         ),
         None => format!(
             "{} is one commit already ({}): nothing to compact\n",
