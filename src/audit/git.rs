@@ -179,9 +179,9 @@ pub enum Compacted {
 }
 
 impl GitBranch {
-    /// Replace the branch's history with one root commit holding `head`'s tree. `head` is
-    /// pushed as tag `tag` first, so the old history stays reachable; then the branch moves
-    /// with a lease on `head`: a run that landed meanwhile is never dropped (`Moved`).
+    /// Replace the branch's history with one root commit holding `head`'s tree. One atomic
+    /// push tags `head` as `tag`, so the old history stays reachable, and moves the branch with
+    /// a lease on `head`: a run that landed meanwhile is never dropped (`Moved`).
     pub fn compact(
         &self,
         head: &str,

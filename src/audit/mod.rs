@@ -53,7 +53,7 @@ pub enum AuditError {
     )]
     ReviewLost { branch: String, attempts: u32 },
     #[error(
-        "audit branch {branch}: runs kept moving it; gave up compacting after {attempts} attempts (the branch is as it was; tags made on the way point at its earlier heads)"
+        "audit branch {branch}: runs kept moving it; gave up compacting after {attempts} attempts (the branch and its tags are as they were)"
     )]
     CompactRaced { branch: String, attempts: u32 },
     #[error("audit branch {branch}: {source}")]
@@ -289,7 +289,7 @@ impl Trail {
     }
 
     /// A warning once the committed file nears what GitHub takes: it warns about files over
-    /// 50 MB on push and refuses them over 100 MB, through the API as through git.
+    /// 50 MiB on push and refuses them over 100 MiB.
     pub fn size_warning(&self) -> Option<String> {
         large_file_warning(self.branch(), self.committed?)
     }
