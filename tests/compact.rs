@@ -315,6 +315,56 @@ fn a_broken_chain_is_not_compacted() {
 }
 
 #[test]
+fn a_shallow_checkout_fetches_the_branch_shallow_and_still_compacts() {
+    let remote = Remote::new();
+    for id in 1..=3 {
+        remote.record(id);
+    }
+    let old = remote.head();
+    // actions/checkout's default: the default branch, one commit deep.
+    let seed = Repo::git();
+    seed.write("README", "main\n");
+    git(seed.path(), &["add", "README"]);
+    git(seed.path(), &["commit", "-qm", "main"]);
+    git(seed.path(), &["push", "-q", path_str(&remote.bare), "main"]);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", remote.bare.display());
+    git(dir.path(), &["clone", "-q", "--depth=1", &url, "checkout"]);
+    let checkout = dir.path().join("checkout");
+    let mut cmd = skillgate();
+    cmd.args(["audit", "compact", "--repo"]).arg(&checkout);
+    let (code, stdout, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(
+        stdout.starts_with(
+            "compacted skillgate/audit: its history (not counted: the checkout is shallow) → 1"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(remote.commits(), 1);
+    assert_eq!(
+        remote.bare_git(&["rev-parse", &format!("skillgate-audit-{}", &old[..12])]),
+        old
+    );
+    // Only the head came over: one audit commit in the checkout, not three.
+    assert_eq!(git(&checkout, &["rev-list", "--count", &old]), "1");
+    // A run from a shallow checkout pushes on top.
+    let session = Session::from_vars(&|_| None, None).expect("session");
+    let mut trail = audit::connect(&Remote::config(), &session, &checkout)
+        .expect("connect")
+        .expect("a trail");
+    let run = gate_run(4);
+    let stats = Store::open(&trail.path())
+        .and_then(|mut s| s.record(&run))
+        .expect("record");
+    trail
+        .commit(&run, stats.inserted > 0, &checkout.join("kept"))
+        .expect("commit");
+    assert_eq!(remote.commits(), 2);
+    assert_eq!(remote.rows_at(BRANCH), (20, 20, true));
+}
+
+#[test]
 fn a_tag_taken_at_another_commit_stops_the_compaction() {
     let remote = Remote::new();
     remote.record(1);

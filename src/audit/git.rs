@@ -91,11 +91,16 @@ impl GitBranch {
         let Some(sha) = listed.split_whitespace().next().map(str::to_owned) else {
             return Ok(None);
         };
-        self.git(
-            &["fetch", "--quiet", "--no-tags", &self.remote, &refname],
-            None,
-            None,
-        )?;
+        // A shallow checkout (actions/checkout's default) fetches the branch shallow too: a run
+        // needs its head only, and taking every version of the database would make git
+        // rebuild and hash each one.
+        let shallow = self.text(&["rev-parse", "--is-shallow-repository"], None)? == "true";
+        let mut fetch = vec!["fetch", "--quiet", "--no-tags"];
+        if shallow {
+            fetch.push("--depth=1");
+        }
+        fetch.extend([self.remote.as_str(), refname.as_str()]);
+        self.git(&fetch, None, None)?;
         // What was fetched, which may be newer than what was listed: a head whose objects are
         // here, so a failing read below means the file is missing, nothing else.
         let fetched = self.text(
