@@ -110,18 +110,7 @@ impl Remote {
     }
 
     fn blob(&self, rev: &str) -> Vec<u8> {
-        let out = Command::new("git")
-            .arg("--git-dir")
-            .arg(&self.bare)
-            .args(["show", &format!("{rev}:{DB}")])
-            .output()
-            .expect("git show");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
+        common::git_show(&self.bare, &format!("{rev}:{DB}"))
     }
 
     fn compact(&self, extra: &[&str]) -> (i32, String, String) {

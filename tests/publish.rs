@@ -960,20 +960,7 @@ fn git_mode_pushes_the_audit_branch_to_the_remote() {
         stderr.contains("audit trail committed to skillgate/audit"),
         "{stderr}"
     );
-    let show = |rev: &str| {
-        let out = Command::new("git")
-            .arg("--git-dir")
-            .arg(&bare)
-            .args(["show", &format!("{rev}:{AUDIT_DB}")])
-            .output()
-            .expect("git show");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
-    };
+    let show = |rev: &str| common::git_show(&bare, &format!("{rev}:{AUDIT_DB}"));
     assert_eq!(trail_rows(&show("skillgate/audit")), (2, 1, true));
     publish_in(&run_document("401"));
     publish_in(&run_document("401"));

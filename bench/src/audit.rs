@@ -151,12 +151,20 @@ pub fn trail(template: &Path, runs: u64, dir: &Path) -> Result<(), Box<dyn std::
             );
         }
     }
-    report(&bare, dir, runs, failing_runs, started.elapsed())
+    report(
+        "audit-trail",
+        &bare,
+        dir,
+        runs,
+        failing_runs,
+        started.elapsed(),
+    )
 }
 
 /// The sizes once the runs are in: the database at the branch's head, its decision rows, the
 /// repository before and after `git gc`.
 fn report(
+    label: &str,
     bare: &Path,
     dir: &Path,
     runs: u64,
@@ -192,14 +200,14 @@ fn report(
     let commits = git(bare, &["rev-list", "--count", "skillgate/audit"])?;
     let db_size = bytes.len() as u64;
     println!(
-        "audit-trail: {runs} runs ({failing_runs} with failures), {rows} decision rows, {commits} commits, \
+        "{label}: {runs} runs ({failing_runs} with failures), {rows} decision rows, {commits} commits, \
          {:.1} s ({:.0} ms per run), git gc {:.1} s",
         elapsed.as_secs_f64(),
         elapsed.as_millis() as f64 / runs.max(1) as f64,
         gc.as_secs_f64()
     );
     println!(
-        "audit-trail: database {:.2} MB ({page_size}-byte pages), {:.0} bytes per decision row; \
+        "{label}: database {:.2} MB ({page_size}-byte pages), {:.0} bytes per decision row; \
          history {:.2} MB before gc, {:.2} MB packed = {:.2}x the database",
         db_size as f64 / 1e6,
         db_size as f64 / rows.max(1) as f64,
@@ -259,7 +267,14 @@ pub fn history(template: &Path, runs: u64, dir: &Path) -> Result<(), Box<dyn std
         failing_runs += failing;
     }
     stitch(&bare, &blobs)?;
-    report(&bare, dir, runs, failing_runs, started.elapsed())
+    report(
+        "audit-history",
+        &bare,
+        dir,
+        runs,
+        failing_runs,
+        started.elapsed(),
+    )
 }
 
 /// The database's path on the branch.
@@ -289,15 +304,7 @@ fn segment(
         .map_err(|e| e.to_string())?;
     let db = scratch.path().join("skills.db");
     let marks = bare.join(format!("segment-{n}.marks"));
-    let mut import = Command::new("git")
-        .arg("--git-dir")
-        .arg(bare)
-        .args(["fast-import", "--quiet", "--done"])
-        .arg(format!("--export-marks={}", marks.display()))
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .map_err(|e| e.to_string())?;
-    let mut input = std::io::BufWriter::with_capacity(1 << 20, import.stdin.take().ok_or("stdin")?);
+    let mut import = FastImport::start(bare, &[format!("--export-marks={}", marks.display())])?;
     let mut rng = Lcg(42);
     let mut failing_runs = 0;
     let started = Instant::now();
@@ -316,16 +323,16 @@ fn segment(
         failing_runs += u64::from(failing);
         let bytes = std::fs::read(&db).map_err(|e| e.to_string())?;
         write!(
-            input,
+            import.input,
             "blob\nmark :{}\ndata {}\n",
             i + 1,
             bytes.len()
         )
-        .and_then(|()| input.write_all(&bytes))
+        .and_then(|()| import.input.write_all(&bytes))
         .and_then(|()| {
             let message = format!("skillgate: 5 decisions at {}\n", run.run.head.as_deref().unwrap_or(""));
             write!(
-                input,
+                import.input,
                 "\ncommit refs/segments/{n}\ncommitter skillgate <skillgate@users.noreply.github.com> {} +0000\n\
                  data {}\n{message}M 100644 :{} {DB_PATH}\n\n",
                 1_780_000_000 + i * 60,
@@ -343,14 +350,7 @@ fn segment(
             );
         }
     }
-    input
-        .write_all(b"done\n")
-        .and_then(|()| input.flush())
-        .map_err(|e| e.to_string())?;
-    drop(input);
-    if !import.wait().map_err(|e| e.to_string())?.success() {
-        return Err("git fast-import failed".into());
-    }
+    import.finish()?;
     let text = std::fs::read_to_string(&marks).map_err(|e| e.to_string())?;
     let mut ids: Vec<(u64, String)> = text
         .lines()
@@ -371,21 +371,51 @@ fn segment(
     Ok((ids.into_iter().map(|(_, id)| id).collect(), failing_runs))
 }
 
+/// A `git fast-import` into `bare`, fed through `input`.
+struct FastImport {
+    child: std::process::Child,
+    input: std::io::BufWriter<std::process::ChildStdin>,
+}
+
+impl FastImport {
+    fn start(bare: &Path, extra: &[String]) -> Result<Self, String> {
+        let mut child = Command::new("git")
+            .arg("--git-dir")
+            .arg(bare)
+            .args(["fast-import", "--quiet", "--done"])
+            .args(extra)
+            .stdin(std::process::Stdio::piped())
+            .spawn()
+            .map_err(|e| e.to_string())?;
+        let stdin = child.stdin.take().ok_or("stdin")?;
+        Ok(Self {
+            child,
+            input: std::io::BufWriter::with_capacity(1 << 20, stdin),
+        })
+    }
+
+    fn finish(mut self) -> Result<(), String> {
+        use std::io::Write;
+        self.input
+            .write_all(b"done\n")
+            .and_then(|()| self.input.flush())
+            .map_err(|e| e.to_string())?;
+        drop(self.input);
+        if !self.child.wait().map_err(|e| e.to_string())?.success() {
+            return Err("git fast-import failed".into());
+        }
+        Ok(())
+    }
+}
+
 /// One branch, `skillgate/audit`, with one commit per blob in order; the segments' refs go.
 fn stitch(bare: &Path, blobs: &[String]) -> Result<(), String> {
     use std::io::Write;
-    let mut import = Command::new("git")
-        .arg("--git-dir")
-        .arg(bare)
-        .args(["fast-import", "--quiet", "--done"])
-        .stdin(std::process::Stdio::piped())
-        .spawn()
-        .map_err(|e| e.to_string())?;
-    let mut input = std::io::BufWriter::new(import.stdin.take().ok_or("stdin")?);
+    let mut import = FastImport::start(bare, &[])?;
     for (i, blob) in blobs.iter().enumerate() {
         let message = format!("skillgate: 5 decisions at {:040x}\n", i + 1);
         write!(
-            input,
+            import.input,
             "commit refs/heads/skillgate/audit\ncommitter skillgate <skillgate@users.noreply.github.com> {} +0000\n\
              data {}\n{message}M 100644 {blob} {DB_PATH}\n\n",
             1_780_000_000 + i * 60,
@@ -393,14 +423,7 @@ fn stitch(bare: &Path, blobs: &[String]) -> Result<(), String> {
         )
         .map_err(|e| e.to_string())?;
     }
-    input
-        .write_all(b"done\n")
-        .and_then(|()| input.flush())
-        .map_err(|e| e.to_string())?;
-    drop(input);
-    if !import.wait().map_err(|e| e.to_string())?.success() {
-        return Err("git fast-import (stitch) failed".into());
-    }
+    import.finish()?;
     for n in 0..2 {
         let _ = git(bare, &["update-ref", "-d", &format!("refs/segments/{n}")]);
     }

@@ -189,3 +189,19 @@ pub fn process_gone(pidfile: &Path) -> bool {
         Err(_) => true,
     }
 }
+
+/// The file at `spec` (`REV:PATH`) in the repository `git_dir`, a bare one included.
+pub fn git_show(git_dir: &Path, spec: &str) -> Vec<u8> {
+    let out = Command::new("git")
+        .arg("--git-dir")
+        .arg(git_dir)
+        .args(["show", spec])
+        .output()
+        .expect("git show");
+    assert!(
+        out.status.success(),
+        "git show {spec}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
