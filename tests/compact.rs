@@ -4,9 +4,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use common::{Repo, run, skillgate};
+use common::{Repo, git, run, skillgate};
 use rusqlite::Connection;
 use skillgate::audit::git::{Compacted, GitBranch};
 use skillgate::audit::{self, AuditConfig, CommitMode};
@@ -124,25 +123,6 @@ impl Remote {
 
 fn path_str(path: &Path) -> &str {
     path.to_str().expect("utf8")
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .expect("git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
 /// The examples' five skills, run `id` of a pull request job.

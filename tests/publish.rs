@@ -917,20 +917,7 @@ fn eight_concurrent_publishers_all_land() {
 fn git_mode_pushes_the_audit_branch_to_the_remote() {
     let remote = tempfile::tempdir().expect("tempdir");
     let bare = remote.path().join("origin.git");
-    let git = |args: &[&str], dir: &Path| {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(args)
-            .output()
-            .expect("git");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_owned()
-    };
+    let git = |args: &[&str], dir: &Path| common::git(dir, args);
     git(
         &[
             "init",
