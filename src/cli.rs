@@ -225,6 +225,15 @@ pub enum ReportFormatArg {
     NodeSpec,
     Adhoc,
     Summary,
+    /// Mocha's `spec` (default) and `dot` reporters.
+    #[value(alias = "mocha-dot")]
+    MochaSpec,
+    /// Jest's default reporter.
+    JestText,
+    /// Vitest's default reporter.
+    VitestText,
+    /// Perl's `prove`.
+    Prove,
 }
 
 impl ReportFormatArg {
@@ -244,6 +253,10 @@ impl ReportFormatArg {
             Self::NodeSpec => F::NodeSpec,
             Self::Adhoc => F::Adhoc,
             Self::Summary => F::Summary,
+            Self::MochaSpec => F::MochaSpec,
+            Self::JestText => F::JestText,
+            Self::VitestText => F::VitestText,
+            Self::Prove => F::Prove,
         })
     }
 }

@@ -99,7 +99,24 @@ fn read_lines(
     {
         detector.feed(&terminal_text(line));
     }
-    Ok(detector.finish())
+    Ok(detector.finish(&origin_of(path, what)))
+}
+
+/// Where a claim was printed: `stdout` or `stderr` for a suite's captured output (named so by
+/// the runner), else the file's name.
+fn origin_of(path: &Path, what: &str) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if what == WHAT_OUTPUT {
+        match name.as_str() {
+            n if n.starts_with("stdout") => return "stdout".to_owned(),
+            n if n.starts_with("stderr") => return "stderr".to_owned(),
+            _ => {}
+        }
+    }
+    name
 }
 
 /// Read a suite's captured stdout and stderr (stdout first), each line by line through every
@@ -123,6 +140,11 @@ pub fn read_output(stdout: &Path, stderr: &Path) -> Result<Option<TestRun>, Read
     let Some(best) = found.iter().map(|r| output_rank(r.format)).min() else {
         return Ok(None);
     };
+    // Every stream's summaries stay the floor, whichever stream's run is counted.
+    let claims: Vec<_> = found
+        .iter_mut()
+        .flat_map(|r| std::mem::take(&mut r.claims))
+        .collect();
     let mut chosen = found.into_iter().filter(|r| output_rank(r.format) == best);
     let mut run = chosen.next();
     for later in chosen {
@@ -131,7 +153,7 @@ pub fn read_output(stdout: &Path, stderr: &Path) -> Result<Option<TestRun>, Read
             _ => run = Some(later),
         }
     }
-    Ok(run)
+    Ok(run.map(|run| TestRun { claims, ..run }))
 }
 
 /// Documents first (they are whole reports), then the line formats in their order.

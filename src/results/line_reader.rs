@@ -1,13 +1,25 @@
 //! Formats read from text one line at a time (a suite's output, or a text report file): every
 //! reader is fed every line, and the most specific format that recognised the text wins.
 
-use super::model::{ReportFormat, TestRun};
-use super::{adhoc, gotest, libtest, node_spec, pytest, summary, tap, unittest};
+use super::model::{Claim, ReportFormat, TestRun};
+use super::{
+    adhoc, gotest, jest_text, libtest, mocha_spec, node_spec, prove, pytest, summary, tap,
+    unittest, vitest_text,
+};
 
 /// A format read from text, one line at a time.
 pub(crate) trait LineReader {
     /// Feed one line: no line ending, ANSI codes removed, `\r` rewrites resolved.
     fn feed(&mut self, line: &str);
+
+    /// What this format's own closing summary said of the lines fed so far, in this crate's
+    /// counting rules (`3 passing` / `5 failing`, `Tests: 5 failed, 12 total`, `FAILED
+    /// (failures=2)`); several summaries in one stream (the framework ran twice) add up.
+    /// `None` when no summary was printed, or the format has none. A reader that claims must
+    /// also return a run from [`LineReader::finish`].
+    fn claim(&self) -> Option<Claim> {
+        None
+    }
 
     /// The run, or `None` when the lines fed were not this format.
     fn finish(self: Box<Self>) -> Option<TestRun>;
@@ -19,10 +31,15 @@ const ORDER: &[ReportFormat] = &[
     // Their closing lines are unmistakable, and tests run with `pytest -s` may print TAP.
     ReportFormat::Pytest,
     ReportFormat::Unittest,
+    // `prove -v` echoes the TAP it reads: its own summary knows the files and the plans.
+    ReportFormat::Prove,
     ReportFormat::Tap,
     ReportFormat::GoTest,
     ReportFormat::Libtest,
-    // Before the shell tallies, which would read its ✔/✖ lines as markers.
+    // Before the shell tallies, which would read their ✓/✔/✕/✖ lines as markers.
+    ReportFormat::JestText,
+    ReportFormat::VitestText,
+    ReportFormat::MochaSpec,
     ReportFormat::NodeSpec,
     ReportFormat::Adhoc,
     ReportFormat::Summary,
@@ -39,6 +56,10 @@ pub(crate) fn reader_for(format: ReportFormat) -> Option<Box<dyn LineReader>> {
         ReportFormat::NodeSpec => Some(Box::new(node_spec::NodeSpecReader::new())),
         ReportFormat::Adhoc => Some(Box::new(adhoc::AdhocReader::default())),
         ReportFormat::Summary => Some(Box::new(summary::SummaryReader::default())),
+        ReportFormat::MochaSpec => Some(Box::new(mocha_spec::MochaSpecReader::new())),
+        ReportFormat::JestText => Some(Box::new(jest_text::JestTextReader::new())),
+        ReportFormat::VitestText => Some(Box::new(vitest_text::VitestTextReader::new())),
+        ReportFormat::Prove => Some(Box::new(prove::ProveReader::new())),
         // Read as documents, not by line; or not implemented yet.
         _ => None,
     }
@@ -114,9 +135,25 @@ impl Detector {
         }
     }
 
-    /// The first recognised run, in priority order.
-    pub(crate) fn finish(self) -> Option<TestRun> {
-        self.readers.into_iter().find_map(|reader| reader.finish())
+    /// The first recognised run, in priority order, carrying every format's closing summary
+    /// (its own and the others': the floor its counts are checked against), each marked as
+    /// printed in `origin`.
+    pub(crate) fn finish(self, origin: &str) -> Option<TestRun> {
+        let claims: Vec<Claim> = self
+            .readers
+            .iter()
+            .filter_map(|reader| reader.claim())
+            .map(|claim| Claim {
+                origin: origin.to_owned(),
+                ..claim
+            })
+            .collect();
+        let mut run = self
+            .readers
+            .into_iter()
+            .find_map(|reader| reader.finish())?;
+        run.claims.extend(claims);
+        Some(run)
     }
 }
 

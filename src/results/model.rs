@@ -35,6 +35,14 @@ pub enum ReportFormat {
     Adhoc,
     /// The plain closing line `N passed, N failed[, N skipped]`.
     Summary,
+    /// Mocha's default `spec` reporter and its `dot` reporter (`N passing`, `N failing`).
+    MochaSpec,
+    /// Jest's default reporter (`Tests: N failed, N passed, N total`, on stderr).
+    JestText,
+    /// Vitest's default reporter (`Tests  N failed | N passed (N)`).
+    VitestText,
+    /// Perl's `prove` (`Files=N, Tests=N`, `Failed N/M subtests`, the Test Summary Report).
+    Prove,
     /// No report could be read: the suite's exit code stands for one synthetic case.
     ExitCode,
 }
@@ -53,6 +61,10 @@ impl ReportFormat {
             Self::NodeSpec => "node-spec",
             Self::Adhoc => "adhoc",
             Self::Summary => "summary",
+            Self::MochaSpec => "mocha-spec",
+            Self::JestText => "jest-text",
+            Self::VitestText => "vitest-text",
+            Self::Prove => "prove",
             Self::ExitCode => "exit-code",
         }
     }
@@ -134,6 +146,41 @@ pub struct TestRun {
     /// [`MAX_KEPT_FAILURES`].
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub flaky: Vec<String>,
+    /// What frameworks' own closing summaries said, wherever they were printed (this run's
+    /// format or another's): the floor the counts are checked against (`results::floor`).
+    #[serde(skip)]
+    pub claims: Vec<Claim>,
+}
+
+/// The totals a framework's closing summary states (`3 passing`, `5 failing`; `Tests: 5
+/// failed, 7 passed, 12 total`; `FAILED (failures=2)`), in this crate's counting rules (errors
+/// are failures, pending and todo are skipped), and where it was printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claim {
+    /// The format whose summary it is.
+    pub format: ReportFormat,
+    pub passed: u64,
+    pub failed: u64,
+    pub skipped: u64,
+    /// Where it was printed (`stdout`, `stderr`, a report file); set by whoever reads the
+    /// stream, empty until then.
+    pub origin: String,
+}
+
+impl Claim {
+    pub fn new(format: ReportFormat, passed: u64, failed: u64, skipped: u64) -> Self {
+        Self {
+            format,
+            passed,
+            failed,
+            skipped,
+            origin: String::new(),
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.passed + self.failed + self.skipped
+    }
 }
 
 impl TestRun {
@@ -147,6 +194,7 @@ impl TestRun {
             duration_ms: None,
             failures: Vec::new(),
             flaky: Vec::new(),
+            claims: Vec::new(),
         }
     }
 
@@ -187,6 +235,7 @@ impl TestRun {
         self.failures.extend(other.failures.into_iter().take(room));
         let room = MAX_KEPT_FAILURES.saturating_sub(self.flaky.len());
         self.flaky.extend(other.flaky.into_iter().take(room));
+        self.claims.extend(other.claims);
     }
 }
 

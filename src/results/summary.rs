@@ -2,7 +2,7 @@
 //! after one word with a colon. Only the whole line counts; words elsewhere are never counted.
 
 use super::line_reader::LineReader;
-use super::model::{ReportFormat, TestRun};
+use super::model::{Claim, ReportFormat, TestRun};
 
 /// The last closing line of a stream wins: a runner may print partial tallies before it.
 #[derive(Default)]
@@ -15,6 +15,13 @@ impl LineReader for SummaryReader {
         if let Some(run) = parse_line(line) {
             self.last = Some(run);
         }
+    }
+
+    /// The closing line is itself the summary.
+    fn claim(&self) -> Option<Claim> {
+        self.last
+            .as_ref()
+            .map(|run| Claim::new(ReportFormat::Summary, run.passed, run.failed, run.skipped))
     }
 
     fn finish(self: Box<Self>) -> Option<TestRun> {
@@ -91,6 +98,13 @@ mod tests {
         assert_eq!(counts("summary:3 passed, 1 failed"), Some((3, 1, 0)));
         assert_eq!(counts("Tests: 0 passed, 0 failed"), Some((0, 0, 0)));
         assert_eq!(counts("Résultats: 1 passed, 2 failed"), Some((1, 2, 0)));
+    }
+
+    #[test]
+    fn claims_hold_on_any_interleaving() {
+        let text = std::fs::read_to_string(crate::results::detect::fixture("summary/stdout.txt"))
+            .expect("fixture");
+        crate::results::testkit::assert_claims_hold(ReportFormat::Summary, &text, 500);
     }
 
     #[test]
