@@ -7,6 +7,7 @@ use std::time::Duration;
 use crate::coverage::{self, Coverage};
 use crate::results::{self, TestCase, TestRun};
 use crate::runner::{Finished, Job};
+use crate::analysis::secrets::redact_text;
 use crate::skill::{Finding, SkillMeta};
 
 /// The source named when only the exit code said anything.
@@ -27,6 +28,11 @@ pub struct Attempt {
     pub lint: Vec<Finding>,
     /// Reports that could not be read.
     pub warnings: Vec<String>,
+    /// Why coverage is unknown though a report was written: it was empty, or covered nothing.
+    pub coverage_unread: Option<String>,
+    /// Why the counts stand for the exit code alone (`no test results could be read (exit code
+    /// 0 only)`), when nothing in the output or the reports could be read as test results.
+    pub unread: Option<String>,
     /// The files the skill's `test-report`/`coverage-report` globs matched, as they were.
     declared: Vec<Stamp>,
 }
@@ -83,31 +89,30 @@ pub fn read(
 ) -> Attempt {
     let mut lint = Vec::new();
     let mut warnings = Vec::new();
+    let skill_file = format!(
+        "{}/SKILL.md",
+        skill_dir.strip_prefix(repo).unwrap_or(skill_dir).display()
+    );
     let mut files = list_files(&job.report_dir);
     let mut declared = Vec::new();
-    for glob in [&meta.test_report, &meta.coverage_report]
-        .into_iter()
-        .flatten()
-    {
+    // Files the skill names as coverage: read as coverage even when they hold nothing.
+    let mut declared_coverage = Vec::new();
+    for (glob, is_coverage) in [(&meta.test_report, false), (&meta.coverage_report, true)] {
+        let Some(glob) = glob else { continue };
         match declared_reports(repo, skill_dir, glob) {
             Ok(found) => {
                 for file in found {
                     let stamp = Stamp::of(&file);
                     if earlier.iter().all(|a| !a.declared.contains(&stamp)) {
+                        if is_coverage {
+                            declared_coverage.push(file.clone());
+                        }
                         files.push(file);
                         declared.push(stamp);
                     }
                 }
             }
-            Err(message) => lint.push(Finding::error(
-                "path-escape",
-                &format!(
-                    "{}/SKILL.md",
-                    skill_dir.strip_prefix(repo).unwrap_or(skill_dir).display()
-                ),
-                None,
-                message,
-            )),
+            Err(message) => lint.push(Finding::error("path-escape", &skill_file, None, message)),
         }
     }
     files.sort();
@@ -115,6 +120,8 @@ pub fn read(
     let mut run: Option<TestRun> = None;
     let mut coverage: Option<Coverage> = None;
     let mut sources = Vec::new();
+    // Coverage reports that measured nothing, and why: coverage is then unknown, never 0/0.
+    let mut coverage_unread: Vec<String> = Vec::new();
     for file in &files {
         let name = file
             .strip_prefix(&job.report_dir)
@@ -123,7 +130,10 @@ pub fn read(
             .display()
             .to_string();
         match results::read_report_file(file) {
-            Ok(Some(found)) => {
+            Ok(Some(mut found)) => {
+                for claim in &mut found.claims {
+                    claim.origin.clone_from(&name);
+                }
                 sources.push(name);
                 match &mut run {
                     Some(run) => run.merge(found),
@@ -138,22 +148,38 @@ pub fn read(
             }
         }
         match coverage::read_coverage_file(file) {
-            Ok(Some(found)) => {
-                coverage = Some(match coverage.take() {
-                    Some(mut so_far) => {
-                        so_far.lines_covered += found.lines_covered;
-                        so_far.lines_total += found.lines_total;
-                        so_far
+            Ok(Some(found)) if found.total == 0 => coverage_unread.push(format!(
+                "the {} report {name} covers nothing (0 of 0 {})",
+                found.format.as_str(),
+                found.unit.as_str()
+            )),
+            Ok(Some(found)) => match &mut coverage {
+                Some(so_far) => {
+                    if let Err(why) = so_far.merge(found) {
+                        warnings.push(format!("{name}: {why}"));
                     }
-                    None => found,
-                });
+                }
+                None => coverage = Some(found),
+            },
+            Ok(None) if is_blank(file) && (declared_coverage.contains(file) || named_coverage(&name)) => {
+                coverage_unread.push(format!("the coverage report {name} is empty"));
             }
             Ok(None) => {}
             Err(err) => warnings.push(err.to_string()),
         }
     }
+    let coverage_unread = coverage
+        .is_none()
+        .then(|| coverage_unread.join("; "))
+        .filter(|why| !why.is_empty());
     let mut run = match run {
-        Some(run) => run,
+        // The output's closing summaries are the floor of what the reports say, too.
+        Some(mut run) => {
+            if let Ok(Some(output)) = results::read_output(&job.stdout, &job.stderr) {
+                run.claims.extend(output.claims);
+            }
+            run
+        }
         None => match results::read_output(&job.stdout, &job.stderr) {
             Ok(Some(run)) => {
                 sources.push("output".to_owned());
@@ -169,6 +195,27 @@ pub fn read(
                 results::from_exit_code(finished.exit_code, Some(&finished.describe(timeout)))
             }
         },
+    };
+    let read_from = format!("{} ({})", sources.join(", "), run.format.as_str());
+    if let Some(disagreement) = results::floor::apply(&mut run, &read_from) {
+        lint.push(Finding::warning(
+            "report-disagrees",
+            &skill_file,
+            None,
+            redact_text(&disagreement.to_string()),
+        ));
+    }
+    let unread = match (sources.last().map(String::as_str), finished.exit_code) {
+        (Some(EXIT_CODE), Some(code)) if finished.spawn_error.is_none() => {
+            lint.push(Finding::warning(
+                "results-unreadable",
+                &skill_file,
+                None,
+                unreadable_message(code, &job.stdout, &job.stderr),
+            ));
+            Some(format!("no test results could be read (exit code {code} only)"))
+        }
+        _ => None,
     };
     let failure = suite_failure(&finished, &run, &sources, timeout);
     // Show the failure among the failed tests too, unless the exit code already stands for one.
@@ -188,8 +235,86 @@ pub fn read(
         failure,
         lint,
         warnings,
+        unread,
+        coverage_unread,
         declared,
     }
+}
+
+/// A file of nothing but whitespace (at most a few KiB of it: larger files are not blank).
+fn is_blank(path: &Path) -> bool {
+    std::fs::read(path)
+        .ok()
+        .filter(|bytes| bytes.len() <= 4096)
+        .is_some_and(|bytes| bytes.iter().all(u8::is_ascii_whitespace))
+}
+
+/// A report file named as coverage tools name theirs (`lcov.info`, `coverage.xml`,
+/// `coverage-summary.json`, `cover.out`, `jacoco.xml`).
+fn named_coverage(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    ["cov", "jacoco", "cobertura"]
+        .iter()
+        .any(|word| name.contains(word))
+}
+
+/// How many of the output's first lines a `results-unreadable` finding shows, and how much of
+/// each.
+const SHOWN_LINES: usize = 3;
+const SHOWN_LINE_CHARS: usize = 120;
+
+/// Why nothing could be read, with the output's first lines (redacted) and what to do.
+fn unreadable_message(code: i32, stdout: &Path, stderr: &Path) -> String {
+    let first = first_lines(&[stdout, stderr]);
+    let printed = if first.is_empty() {
+        "the suite printed nothing".to_owned()
+    } else {
+        format!(
+            "its output begins: {}",
+            first
+                .iter()
+                .map(|l| format!("`{l}`"))
+                .collect::<Vec<_>>()
+                .join(" / ")
+        )
+    };
+    format!(
+        "no test results could be read from the suite's reports or output, only its exit code \
+         {code}; {printed} (help: make the suite print a format skillgate reads, such as a \
+         reporter flag (`--reporter tap`, `--junitxml=$SKILLGATE_REPORT_DIR/junit.xml`, `-v`), \
+         or name its report file with `test-report` in SKILL.md)"
+    )
+}
+
+/// The first non-empty lines of the streams, as a terminal shows them, cut and redacted.
+fn first_lines(paths: &[&Path]) -> Vec<String> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    for path in paths {
+        let mut head = Vec::new();
+        let read = std::fs::File::open(path).and_then(|f| f.take(8 * 1024).read_to_end(&mut head));
+        if read.is_err() {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&head);
+        for line in text.lines() {
+            let shown = results::strip_ansi(line);
+            let shown: String = shown
+                .chars()
+                .filter(|c| !c.is_control())
+                .take(SHOWN_LINE_CHARS)
+                .collect();
+            let shown = shown.trim();
+            if shown.is_empty() {
+                continue;
+            }
+            out.push(redact_text(shown).replace('`', "'"));
+            if out.len() == SHOWN_LINES {
+                return out;
+            }
+        }
+    }
+    out
 }
 
 /// How the suite failed beyond its report: timed out, killed, could not start, or exited
@@ -332,6 +457,8 @@ mod tests {
             failure: failure.map(str::to_owned),
             lint: Vec::new(),
             warnings: Vec::new(),
+            unread: None,
+            coverage_unread: None,
             declared: Vec::new(),
         }
     }

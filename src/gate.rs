@@ -9,7 +9,7 @@ use crate::changes::ChangeKind;
 use crate::cli::FailOn;
 use crate::exit_codes;
 use crate::policy::{Decision, Verdict};
-use crate::results::{FailureKind, TestRun};
+use crate::results::{FailureKind, ReportFormat, TestRun};
 use crate::signals::Signals;
 use crate::skill::{Finding, Tier};
 use crate::suite::Suite;
@@ -131,10 +131,13 @@ pub struct CoverageReport {
     pub source: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
+    /// What `covered` and `total` count: `lines`, or `statements` (Go).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub lines_covered: Option<u64>,
+    pub unit: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub lines_total: Option<u64>,
+    pub covered: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
 }
 
 /// The seed's stored test-results schema (section 7), plus a few extra keys.
@@ -159,6 +162,10 @@ pub struct TestResults {
     pub flaky_tests: Vec<String>,
     /// Extra: the report format the counts were read from.
     pub format: String,
+    /// Extra: `exit-code` when nothing could be read as test results and the counts stand for
+    /// the suite's exit code alone; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -212,6 +219,7 @@ impl TestResults {
                 .collect(),
             flaky_tests: run.flaky.iter().map(|name| redact_text(name)).collect(),
             format: run.format.as_str().to_owned(),
+            source: (run.format == ReportFormat::ExitCode).then(|| "exit-code".to_owned()),
         }
     }
 }

@@ -43,6 +43,8 @@ pub struct Routing {
     pub declared: Option<Route>,
     pub rollout: Option<Route>,
     pub unanalysed: Option<Route>,
+    /// A suite whose results could not be read (its exit code alone).
+    pub test_results: Option<Route>,
     /// A skill that changed its `category`.
     pub category_change: Option<Route>,
     /// A category whose template or config allows no better than escalate.
@@ -76,6 +78,7 @@ impl Routing {
             Category::Declared => self.declared.as_ref(),
             Category::Rollout => self.rollout.as_ref(),
             Category::Unanalysed => self.unanalysed.as_ref(),
+            Category::TestResults => self.test_results.as_ref(),
             Category::CategoryChange => self.category_change.as_ref(),
             Category::CategoryLevel => self.category_level.as_ref(),
         }
@@ -172,6 +175,7 @@ impl Routing {
             ("declared", &self.declared),
             ("rollout", &self.rollout),
             ("unanalysed", &self.unanalysed),
+            ("test-results", &self.test_results),
             ("category-change", &self.category_change),
             ("category-level", &self.category_level),
             ("escalate", &self.escalate),

@@ -14,6 +14,14 @@ pub struct Signals {
     pub suite: SuiteSignal,
     /// Test counts, when the suite ran and its results were read.
     pub tests: Option<TestCounts>,
+    /// Why coverage is unknown though the suite wrote a coverage report (`the coverage report
+    /// lcov.info is empty`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coverage_unread: Option<String>,
+    /// Why the counts stand for the suite's exit code alone (`no test results could be read
+    /// (exit code 0 only)`): nothing it printed or wrote could be read as test results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub results_unread: Option<String>,
     /// How the suite itself failed beyond its reported tests (timed out, killed, could not start,
     /// or exited non-zero while reporting no failed test): its report cannot be trusted.
     pub suite_failure: Option<String>,

@@ -59,8 +59,8 @@ fn several_files_are_one_run_and_coverage_is_added() {
     assert_eq!(doc["tests"]["pass_count"], 7);
     assert_eq!(doc["tests"]["fail_count"], 4);
     assert_eq!(doc["tests"]["skip_count"], 4);
-    assert_eq!(doc["coverage"]["lines_covered"], 65);
-    assert_eq!(doc["coverage"]["lines_total"], 66);
+    assert_eq!(doc["coverage"]["covered"], 65);
+    assert_eq!(doc["coverage"]["total"], 66);
     assert_eq!(doc["tests"]["coverage"], "98.5%");
 }
 
@@ -121,20 +121,21 @@ fn adhoc_shell_tallies_are_read() {
 
 #[test]
 fn every_coverage_format_is_read_by_content() {
-    // Each tool's own total: coverage.py `TOTAL 36 4`, nyc `Lines (7/11)`, go 12 of 19 lines,
-    // JaCoCo `LINE covered=17 missed=7`.
-    for (file, format, covered, total) in [
-        ("cobertura/coveragepy.xml", "cobertura", 32, 36),
-        ("istanbul/nyc-summary.json", "istanbul", 7, 11),
-        ("coveragepy/coverage.json", "coverage-py", 32, 36),
-        ("gocover/set.out", "go-cover", 12, 19),
-        ("jacoco/jacoco.xml", "jacoco", 17, 24),
+    // Each tool's own total: coverage.py `TOTAL 36 4`, nyc `Lines (7/11)`, go `total:
+    // (statements) 66.7%` (10 of 15 statements), JaCoCo `LINE covered=17 missed=7`.
+    for (file, format, unit, covered, total) in [
+        ("cobertura/coveragepy.xml", "cobertura", "lines", 32, 36),
+        ("istanbul/nyc-summary.json", "istanbul", "lines", 7, 11),
+        ("coveragepy/coverage.json", "coverage-py", "lines", 32, 36),
+        ("gocover/set.out", "go-cover", "statements", 10, 15),
+        ("jacoco/jacoco.xml", "jacoco", "lines", 17, 24),
     ] {
         let (code, doc, stderr) = parse(&["--coverage", &fixture(file)]);
         assert_eq!(code, 0, "{file}: {stderr}");
         assert_eq!(doc["coverage"]["format"], format, "{file}");
-        assert_eq!(doc["coverage"]["lines_covered"], covered, "{file}");
-        assert_eq!(doc["coverage"]["lines_total"], total, "{file}");
+        assert_eq!(doc["coverage"]["unit"], unit, "{file}");
+        assert_eq!(doc["coverage"]["covered"], covered, "{file}");
+        assert_eq!(doc["coverage"]["total"], total, "{file}");
     }
 }
 

@@ -788,9 +788,13 @@ fn assess(
     let count = u32::try_from(attempts.len()).unwrap_or(u32::MAX);
     let flaky = attempt::flaky(&attempts);
     let last = attempts.pop();
-    let (suite_signal, suite_report, run, measured, suite_failure) = match (&p.resolution, last) {
+    let mut coverage_unread = None;
+    let (suite_signal, suite_report, run, measured, suite_failure, results_unread) = match (
+        &p.resolution,
+        last,
+    ) {
         (_, _) if p.change.kind == ChangeKind::Deleted => {
-            (SuiteSignal::NotApplicable, None, None, None, None)
+            (SuiteSignal::NotApplicable, None, None, None, None, None)
         }
         (Resolution::Found(suite), Some(last)) => {
             let done = &last.finished;
@@ -813,6 +817,7 @@ fn assess(
             };
             lint.extend(last.lint);
             warnings.extend(last.warnings);
+            coverage_unread = last.coverage_unread;
             let mut run = last.run;
             for name in &flaky {
                 if !run.flaky.contains(name) {
@@ -825,6 +830,7 @@ fn assess(
                 Some(run),
                 last.coverage,
                 last.failure,
+                last.unread,
             )
         }
         (Resolution::Unavailable { suite, reason }, _) => (
@@ -844,8 +850,9 @@ fn assess(
             None,
             None,
             None,
+            None,
         ),
-        _ => (SuiteSignal::Missing, None, None, None, None),
+        _ => (SuiteSignal::Missing, None, None, None, None, None),
     };
     let coverage = match (&measured, p.meta.test_coverage) {
         (Some(c), _) if c.ratio().is_some() => CoverageSignal::Measured {
@@ -860,15 +867,17 @@ fn assess(
             ratio: *ratio,
             source: "measured".to_owned(),
             format: Some(format.clone()),
-            lines_covered: measured.as_ref().map(|c| c.lines_covered),
-            lines_total: measured.as_ref().map(|c| c.lines_total),
+            unit: measured.as_ref().map(|c| c.unit.as_str().to_owned()),
+            covered: measured.as_ref().map(|c| c.covered),
+            total: measured.as_ref().map(|c| c.total),
         }),
         CoverageSignal::Declared { ratio } => Some(CoverageReport {
             ratio: *ratio,
             source: "declared".to_owned(),
             format: None,
-            lines_covered: None,
-            lines_total: None,
+            unit: None,
+            covered: None,
+            total: None,
         }),
         CoverageSignal::Unknown => None,
     };
@@ -913,6 +922,8 @@ fn assess(
             .collect(),
         suite: suite_signal,
         suite_failure,
+        results_unread,
+        coverage_unread,
         tests: run.as_ref().map(|r| TestCounts {
             passed: r.passed,
             failed: r.failed,

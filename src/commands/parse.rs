@@ -27,8 +27,10 @@ struct Parsed {
 struct CoverageFigures {
     ratio: Option<f64>,
     format: &'static str,
-    lines_covered: u64,
-    lines_total: u64,
+    /// `lines`, or `statements` (Go).
+    unit: &'static str,
+    covered: u64,
+    total: u64,
 }
 
 pub fn run(args: &ParseArgs) -> Result<Outcome, Error> {
@@ -50,14 +52,12 @@ pub fn run(args: &ParseArgs) -> Result<Outcome, Error> {
                     Some("coverage is read from lcov, Cobertura XML, istanbul JSON, coverage.py JSON, Go coverprofiles and JaCoCo XML"),
                 )
             })?;
-        coverage = Some(match coverage.take() {
-            Some(mut so_far) => {
-                so_far.lines_covered += found.lines_covered;
-                so_far.lines_total += found.lines_total;
-                so_far
-            }
-            None => found,
-        });
+        match &mut coverage {
+            Some(so_far) => so_far
+                .merge(found)
+                .map_err(|why| Error::usage(format!("{}: {why}", file.display()), None))?,
+            None => coverage = Some(found),
+        }
     }
     let timestamp = humantime::format_rfc3339_seconds(SystemTime::now()).to_string();
     let ratio = coverage.as_ref().and_then(Coverage::ratio);
@@ -66,8 +66,9 @@ pub fn run(args: &ParseArgs) -> Result<Outcome, Error> {
         coverage: coverage.map(|c| CoverageFigures {
             ratio: c.ratio(),
             format: c.format.as_str(),
-            lines_covered: c.lines_covered,
-            lines_total: c.lines_total,
+            unit: c.unit.as_str(),
+            covered: c.covered,
+            total: c.total,
         }),
     };
     let mut stdout = serde_json::to_string_pretty(&parsed).unwrap_or_default();

@@ -10,7 +10,7 @@ use super::detect::{
     MAX_LINE_NUMBER, MAX_XML_DEPTH, XmlReader, XmlStop, check_counts, next_event, nonzero_count,
     read_head, shown, unexpected_eof, xml_reader, xml_result, xml_root,
 };
-use super::model::{Coverage, CoverageFormat};
+use super::model::{Coverage, CoverageFormat, CoverageUnit};
 use crate::results::ReadError;
 
 /// Read a Cobertura report. `Ok(None)` when the root element is not a Cobertura `<coverage>`.
@@ -253,8 +253,9 @@ impl Cobertura {
         check_counts(covered, total).map_err(|e| XmlStop::at(reader, e))?;
         Ok(Coverage {
             format: CoverageFormat::Cobertura,
-            lines_covered: covered,
-            lines_total: total,
+            unit: CoverageUnit::Lines,
+            covered: covered,
+            total: total,
         })
     }
 }
@@ -281,7 +282,7 @@ mod tests {
             .expect("read")
             .expect("a Cobertura report");
         assert_eq!(coverage.format, CoverageFormat::Cobertura);
-        (coverage.lines_covered, coverage.lines_total)
+        (coverage.covered, coverage.total)
     }
 
     const SAMPLE: Sample = Sample {

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::detect::{check_counts, json_keys, read_head, read_json};
-use super::model::{Coverage, CoverageFormat};
+use super::model::{Coverage, CoverageFormat, CoverageUnit};
 use crate::results::ReadError;
 
 /// Read a coverage.py JSON report. `Ok(None)` when the file is not one (no `meta.version`).
@@ -19,8 +19,9 @@ pub(crate) fn read_file(path: &Path) -> Result<Option<Coverage>, ReadError> {
     let Report(totals) = read_json(path)?;
     Ok(totals.map(|totals| Coverage {
         format: CoverageFormat::CoveragePy,
-        lines_covered: totals.covered_lines,
-        lines_total: totals.num_statements,
+        unit: CoverageUnit::Lines,
+        covered: totals.covered_lines,
+        total: totals.num_statements,
     }))
 }
 
@@ -137,7 +138,7 @@ mod tests {
             .expect("read")
             .expect("a coverage.py report");
         assert_eq!(coverage.format, CoverageFormat::CoveragePy);
-        assert_eq!((coverage.lines_covered, coverage.lines_total), (32, 36));
+        assert_eq!((coverage.covered, coverage.total), (32, 36));
     }
 
     #[test]

@@ -381,7 +381,7 @@ impl Sample {
     /// Covered and total lines of text that must read as a report.
     pub(crate) fn totals(&self, text: &str) -> (u64, u64) {
         let coverage = self.read(text).expect("read").expect("a coverage report");
-        (coverage.lines_covered, coverage.lines_total)
+        (coverage.covered, coverage.total)
     }
 
     /// The message of the error text must give, after the file name.
@@ -423,7 +423,7 @@ mod tests {
                 32,
                 36,
             ),
-            ("gocover/set.out", CoverageFormat::GoCover, 12, 19),
+            ("gocover/set.out", CoverageFormat::GoCover, 10, 15),
             ("jacoco/jacoco.xml", CoverageFormat::Jacoco, 17, 24),
         ];
         for &(rel, format, covered, total) in cases {
@@ -433,8 +433,8 @@ mod tests {
             assert_eq!(
                 (
                     coverage.format,
-                    coverage.lines_covered,
-                    coverage.lines_total
+                    coverage.covered,
+                    coverage.total
                 ),
                 (format, covered, total),
                 "{rel}"
@@ -505,7 +505,7 @@ mod tests {
         let coverage = read_coverage_as(&jacoco, CoverageFormat::Jacoco)
             .expect("read")
             .expect("jacoco");
-        assert_eq!(coverage.lines_covered, 17);
+        assert_eq!(coverage.covered, 17);
         for format in [
             CoverageFormat::Lcov,
             CoverageFormat::Istanbul,

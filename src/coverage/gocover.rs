@@ -1,12 +1,12 @@
 //! Go coverprofiles (`go test -coverprofile`), read line by line: blocks merge by position, and
-//! a source line counts as covered when any block spanning it ran.
+//! coverage is statements, as Go itself reports it.
 
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::Path;
 
 use super::detect::{MAX_LINE_NUMBER, WHAT, check_counts, read_head, shown};
-use super::model::{Coverage, CoverageFormat};
+use super::model::{Coverage, CoverageFormat, CoverageUnit};
 use crate::results::ReadError;
 use crate::results::detect::strip_bom;
 use crate::results::lines::text_lines;
@@ -15,10 +15,10 @@ const MODES: [&str; 3] = ["set", "count", "atomic"];
 
 /// Read a Go coverprofile. `Ok(None)` when the file does not start with a `mode:` line.
 ///
-/// Go's own figure (`go tool cover -func`, `go test -cover`) is statement coverage; the gate
-/// measures lines in every format, so a line is counted once for each file, however many blocks
-/// span it, and is covered when any of them ran. A block covers its lines from start to end,
-/// closing braces included: the profile says nothing finer about which lines hold code.
+/// Go's own figure (`go tool cover -func`'s `total:`, `go test -cover`) is statement coverage,
+/// and so is the gate's: each block's statements count once (blocks at the same position in
+/// merged profiles are one block, covered when any of them ran), covered when the block ran.
+/// The unit is `statements`; the profile cannot tell which source lines hold code.
 pub(crate) fn read_file(path: &Path) -> Result<Option<Coverage>, ReadError> {
     if !sniff(&read_head(path)?) {
         return Ok(None);
@@ -26,13 +26,14 @@ pub(crate) fn read_file(path: &Path) -> Result<Option<Coverage>, ReadError> {
     let Some(profile) = read_profile(path)? else {
         return Ok(None);
     };
-    let (covered, total) = profile.line_coverage();
+    let (covered, total) = profile.statement_coverage();
     check_counts(covered, total)
         .map_err(|e| ReadError::malformed(WHAT, path, profile.last_line, e))?;
     Ok(Some(Coverage {
         format: CoverageFormat::GoCover,
-        lines_covered: covered,
-        lines_total: total,
+        unit: CoverageUnit::Statements,
+        covered,
+        total,
     }))
 }
 
@@ -182,28 +183,7 @@ fn parse_block(line: &str) -> Result<(&str, Span, Block), String> {
 }
 
 impl Profile {
-    /// (covered, total) distinct source lines spanned by blocks, over every file.
-    fn line_coverage(&self) -> (u64, u64) {
-        let mut covered = 0u64;
-        let mut total = 0u64;
-        for blocks in self.files.values() {
-            let mut all: Vec<(u32, u32)> = blocks
-                .keys()
-                .map(|span| (span.start_line, span.end_line))
-                .collect();
-            let mut ran: Vec<(u32, u32)> = blocks
-                .iter()
-                .filter(|(_, block)| block.hit)
-                .map(|(span, _)| (span.start_line, span.end_line))
-                .collect();
-            total = total.saturating_add(union_len(&mut all));
-            covered = covered.saturating_add(union_len(&mut ran));
-        }
-        (covered, total)
-    }
-
     /// (covered, total) statements: Go's own figure, the total of `go tool cover -func`.
-    #[cfg(test)]
     fn statement_coverage(&self) -> (u64, u64) {
         let blocks = self.files.values().flat_map(HashMap::values);
         blocks.fold((0, 0), |(covered, total), block| {
@@ -216,28 +196,6 @@ impl Profile {
             (covered, total + statements)
         })
     }
-}
-
-/// How many lines the inclusive ranges cover together. Works on ranges, not on one entry per
-/// line, so a block spanning millions of lines costs no memory.
-fn union_len(ranges: &mut [(u32, u32)]) -> u64 {
-    ranges.sort_unstable();
-    let mut len = 0u64;
-    let mut current: Option<(u32, u32)> = None;
-    for &(start, end) in ranges.iter() {
-        current = match current {
-            Some((from, to)) if start <= to.saturating_add(1) => Some((from, to.max(end))),
-            Some((from, to)) => {
-                len += u64::from(to - from) + 1;
-                Some((start, end))
-            }
-            None => Some((start, end)),
-        };
-    }
-    if let Some((from, to)) = current {
-        len += u64::from(to - from) + 1;
-    }
-    len
 }
 
 #[cfg(test)]
@@ -257,34 +215,47 @@ mod tests {
         reader: read_file,
     };
 
-    /// Go's `-func` total, "66.7%" and the like, as a ratio of statements.
-    fn percent(statements: (u64, u64)) -> String {
-        format!("{:.1}%", statements.0 as f64 * 100.0 / statements.1 as f64)
+    /// Go's `-func` total, "66.7%" and the like, from what the gate read.
+    fn percent(coverage: &Coverage) -> String {
+        format!("{:.1}%", coverage.ratio().expect("statements") * 100.0)
     }
 
     #[test]
-    fn statements_match_go_tool_cover_and_lines_are_counted_apart() {
+    fn statements_match_go_tool_cover() {
         // set.func.txt, atomic.func.txt, merged.func.txt: "total: (statements) 66.7%" = 10/15.
-        // Lines: the blocks span 19 lines of textutil.go (7–11, 15–20, 22, 26–29, 32–34); 12
-        // of them lie in blocks that ran (7, 8, 11, 15–20, 22, 32, 33).
         for rel in ["set.out", "atomic.out", "merged.out"] {
             let profile = profile(rel);
             assert_eq!(profile.statement_coverage(), (10, 15), "{rel}");
-            assert_eq!(percent(profile.statement_coverage()), "66.7%", "{rel}");
-            assert_eq!(profile.line_coverage(), (12, 19), "{rel}");
             let coverage = read_file(&fixture(&format!("gocover/{rel}")))
                 .expect("read")
                 .expect("a coverprofile");
             assert_eq!(coverage.format, CoverageFormat::GoCover);
-            assert_eq!((coverage.lines_covered, coverage.lines_total), (12, 19));
+            assert_eq!(coverage.unit, CoverageUnit::Statements);
+            assert_eq!((coverage.covered, coverage.total), (10, 15));
+            assert_eq!(percent(&coverage), go_total(&format!("{}.func.txt", &rel[..rel.len() - 4])));
         }
         // first.func.txt: 13.3% (2/15); second.func.txt: 53.3% (8/15).
-        let first = profile("first.out");
-        assert_eq!(percent(first.statement_coverage()), "13.3%");
-        assert_eq!(first.line_coverage(), (3, 19));
-        let second = profile("second.out");
-        assert_eq!(percent(second.statement_coverage()), "53.3%");
-        assert_eq!(second.line_coverage(), (9, 19));
+        for (rel, statements) in [("first", (2, 15)), ("second", (8, 15))] {
+            assert_eq!(profile(&format!("{rel}.out")).statement_coverage(), statements);
+            let coverage = read_file(&fixture(&format!("gocover/{rel}.out")))
+                .expect("read")
+                .expect("a coverprofile");
+            assert_eq!(percent(&coverage), go_total(&format!("{rel}.func.txt")));
+        }
+    }
+
+    /// The percentage on the `total:` line `go tool cover -func` printed for a fixture.
+    fn go_total(rel: &str) -> String {
+        let text = std::fs::read_to_string(fixture(&format!("gocover/{rel}"))).expect("func");
+        let total = text
+            .lines()
+            .find(|l| l.starts_with("total:"))
+            .expect("a total line");
+        total
+            .split_whitespace()
+            .last()
+            .expect("a percentage")
+            .to_owned()
     }
 
     #[test]
@@ -297,18 +268,17 @@ mod tests {
             mode: count\n\
             a.go:1.1,3.2 2 1\n\
             C:\\src\\dir with space\\b.go:1.1,2.1 1 0\n";
-        // a.go: lines 1–5 and 10, of which 1–3 (merged block ran) and 10; b.go: lines 1–2.
-        assert_eq!(SAMPLE.totals(text), (4, 8));
+        // a.go: 2 + 1 + 1 + 1 statements, of which the merged block's 2 (it ran in the second
+        // profile) and the last 1; b.go: 1, not run.
+        assert_eq!(SAMPLE.totals(text), (3, 6));
     }
 
     #[test]
-    fn huge_spans_cost_no_memory() {
+    fn a_block_counts_its_statements_however_many_lines_it_spans() {
         assert_eq!(
-            SAMPLE.totals("mode: set\nx.go:1.1,10000000.1 1 1\n"),
-            (10_000_000, 10_000_000)
+            SAMPLE.totals("mode: set\nx.go:1.1,10000000.1 3 1\nx.go:5.1,5.9 2 0\n"),
+            (3, 5)
         );
-        assert_eq!(union_len(&mut [(1, 3), (2, 2), (5, 6), (4, 4), (9, 9)]), 7);
-        assert_eq!(union_len(&mut []), 0);
     }
 
     #[test]
@@ -318,8 +288,9 @@ mod tests {
             SAMPLE.read("mode: set").expect("read"),
             Some(Coverage {
                 format: CoverageFormat::GoCover,
-                lines_covered: 0,
-                lines_total: 0,
+                unit: CoverageUnit::Statements,
+                covered: 0,
+                total: 0,
             })
         );
         assert_eq!(

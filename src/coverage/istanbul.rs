@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
 use super::detect::{MAX_LINE_NUMBER, check_counts, json_keys, read_head, read_json};
-use super::model::{Coverage, CoverageFormat};
+use super::model::{Coverage, CoverageFormat, CoverageUnit};
 use crate::results::ReadError;
 
 /// Read an istanbul summary or final report. `Ok(None)` when the file is neither.
@@ -25,8 +25,9 @@ pub(crate) fn read_file(path: &Path) -> Result<Option<Coverage>, ReadError> {
     };
     Ok(Some(Coverage {
         format: CoverageFormat::Istanbul,
-        lines_covered: covered,
-        lines_total: total,
+        unit: CoverageUnit::Lines,
+        covered: covered,
+        total: total,
     }))
 }
 
@@ -230,7 +231,7 @@ mod tests {
             .expect("read")
             .expect("an istanbul report");
         assert_eq!(coverage.format, CoverageFormat::Istanbul);
-        (coverage.lines_covered, coverage.lines_total)
+        (coverage.covered, coverage.total)
     }
 
     const SAMPLE: Sample = Sample {

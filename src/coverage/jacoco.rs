@@ -9,7 +9,7 @@ use super::detect::{
     MAX_XML_DEPTH, XmlReader, XmlStop, check_counts, next_event, read_head, shown, unexpected_eof,
     xml_reader, xml_result, xml_root,
 };
-use super::model::{Coverage, CoverageFormat};
+use super::model::{Coverage, CoverageFormat, CoverageUnit};
 use crate::results::ReadError;
 
 /// Read a JaCoCo report. `Ok(None)` when the root is not a JaCoCo `<report>`.
@@ -182,8 +182,9 @@ impl Jacoco {
         check_counts(covered, total).map_err(|e| XmlStop::at(reader, e))?;
         Ok(Coverage {
             format: CoverageFormat::Jacoco,
-            lines_covered: covered,
-            lines_total: total,
+            unit: CoverageUnit::Lines,
+            covered: covered,
+            total: total,
         })
     }
 }
@@ -199,7 +200,7 @@ mod tests {
             .expect("read")
             .expect("a JaCoCo report");
         assert_eq!(coverage.format, CoverageFormat::Jacoco);
-        (coverage.lines_covered, coverage.lines_total)
+        (coverage.covered, coverage.total)
     }
 
     const SAMPLE: Sample = Sample {

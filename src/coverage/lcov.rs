@@ -6,7 +6,7 @@ use std::fs::File;
 use std::path::Path;
 
 use super::detect::{WHAT, check_counts, read_head};
-use super::model::{Coverage, CoverageFormat};
+use super::model::{Coverage, CoverageFormat, CoverageUnit};
 use crate::results::ReadError;
 use crate::results::detect::strip_bom;
 use crate::results::lines::text_lines;
@@ -162,8 +162,9 @@ fn read_lcov(path: &Path) -> Result<Option<Coverage>, ReadError> {
 
     let mut coverage = Coverage {
         format: CoverageFormat::Lcov,
-        lines_covered: 0,
-        lines_total: 0,
+        unit: CoverageUnit::Lines,
+        covered: 0,
+        total: 0,
     };
     for file in files.values() {
         let (covered, total) = if file.lines.is_empty() {
@@ -175,10 +176,10 @@ fn read_lcov(path: &Path) -> Result<Option<Coverage>, ReadError> {
             let covered = file.lines.values().filter(|&&hit| hit).count() as u64;
             (covered, file.lines.len() as u64)
         };
-        coverage.lines_covered = coverage.lines_covered.saturating_add(covered);
-        coverage.lines_total = coverage.lines_total.saturating_add(total);
+        coverage.covered = coverage.covered.saturating_add(covered);
+        coverage.total = coverage.total.saturating_add(total);
     }
-    check_counts(coverage.lines_covered, coverage.lines_total)
+    check_counts(coverage.covered, coverage.total)
         .map_err(|e| ReadError::malformed(WHAT, path, number, format!("totals: {e}")))?;
     Ok(Some(coverage))
 }
@@ -229,7 +230,7 @@ mod tests {
     }
 
     fn totals(coverage: &Coverage) -> (u64, u64) {
-        (coverage.lines_covered, coverage.lines_total)
+        (coverage.covered, coverage.total)
     }
 
     #[test]

@@ -32,19 +32,56 @@ impl CoverageFormat {
     }
 }
 
-/// Lines covered out of lines that could be, across every file of one report.
+/// What a format counts: lines, or (Go) statements.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CoverageUnit {
+    #[default]
+    Lines,
+    /// Go's coverprofile: statements, as `go tool cover -func` and `go test -cover` count them.
+    Statements,
+}
+
+impl CoverageUnit {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Lines => "lines",
+            Self::Statements => "statements",
+        }
+    }
+}
+
+/// Covered out of coverable, in the format's own unit, across every file of one report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Coverage {
     pub format: CoverageFormat,
-    pub lines_covered: u64,
-    pub lines_total: u64,
+    #[serde(default)]
+    pub unit: CoverageUnit,
+    pub covered: u64,
+    pub total: u64,
 }
 
 impl Coverage {
-    /// Covered lines over total lines, 0.0–1.0; `None` when there are no lines at all (no
+    /// Covered over total, 0.0–1.0; `None` when there is nothing to cover at all (no
     /// measurement is not 100%).
     pub fn ratio(&self) -> Option<f64> {
-        (self.lines_total > 0).then(|| self.lines_covered as f64 / self.lines_total as f64)
+        (self.total > 0).then(|| self.covered as f64 / self.total as f64)
+    }
+
+    /// Add another report's counts (one suite writing several). Counts of another unit do not
+    /// add up with these: `Err` names the report left out.
+    pub fn merge(&mut self, other: Coverage) -> Result<(), String> {
+        if other.unit != self.unit {
+            return Err(format!(
+                "a {} report counts {} and another counts {}: only the first is used",
+                other.format.as_str(),
+                other.unit.as_str(),
+                self.unit.as_str()
+            ));
+        }
+        self.covered = self.covered.saturating_add(other.covered);
+        self.total = self.total.saturating_add(other.total);
+        Ok(())
     }
 }
 
@@ -56,12 +93,13 @@ mod tests {
     fn ratio_is_none_without_lines() {
         let mut coverage = Coverage {
             format: CoverageFormat::Lcov,
-            lines_covered: 0,
-            lines_total: 0,
+            unit: CoverageUnit::Lines,
+            covered: 0,
+            total: 0,
         };
         assert_eq!(coverage.ratio(), None);
-        coverage.lines_covered = 3;
-        coverage.lines_total = 4;
+        coverage.covered = 3;
+        coverage.total = 4;
         assert_eq!(coverage.ratio(), Some(0.75));
     }
 
@@ -69,13 +107,14 @@ mod tests {
     fn serializes_the_format_in_lowercase() {
         let coverage = Coverage {
             format: CoverageFormat::Lcov,
-            lines_covered: 1,
-            lines_total: 2,
+            unit: CoverageUnit::Lines,
+            covered: 1,
+            total: 2,
         };
         let json = serde_json::to_value(&coverage).expect("serialize");
         assert_eq!(
             json,
-            serde_json::json!({"format": "lcov", "lines_covered": 1, "lines_total": 2})
+            serde_json::json!({"format": "lcov", "unit": "lines", "covered": 1, "total": 2})
         );
         assert_eq!(CoverageFormat::Lcov.as_str(), "lcov");
         let back: Coverage = serde_json::from_value(json).expect("deserialize");

@@ -48,6 +48,8 @@ mod tests {
             suite: SuiteSignal::Missing,
             tests: None,
             suite_failure: None,
+            results_unread: None,
+            coverage_unread: None,
             coverage: CoverageSignal::Unknown,
             declared_risk: None,
             declared_approval_level: None,

@@ -21,8 +21,9 @@ impl Criterion for Coverage {
         let human = policy.human.coverage;
         let (ratio, source) = match &signals.coverage {
             CoverageSignal::Unknown => {
-                let why = match signals.suite {
-                    SuiteSignal::Ran => "no coverage report was found",
+                let why = match (&signals.suite, &signals.coverage_unread) {
+                    (SuiteSignal::Ran, Some(why)) => why.as_str(),
+                    (SuiteSignal::Ran, None) => "no coverage report was found",
                     _ => "the suite did not run",
                 };
                 return Some(Assessment::new(

@@ -94,6 +94,9 @@ pub enum Category {
     Rollout,
     /// Files the gate could not analyse: an expert looks at them.
     Unanalysed,
+    /// Nothing the suite printed or wrote could be read as test results: only its exit code
+    /// spoke, and an exit code is not a test result.
+    TestResults,
 }
 
 impl Category {
@@ -111,6 +114,7 @@ impl Category {
             Self::Declared => "declared",
             Self::Rollout => "rollout",
             Self::Unanalysed => "unanalysed",
+            Self::TestResults => "test-results",
         }
     }
 }

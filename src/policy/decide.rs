@@ -170,6 +170,8 @@ mod tests {
                 skipped: 0,
             }),
             suite_failure: None,
+            results_unread: None,
+            coverage_unread: None,
             coverage: CoverageSignal::Measured {
                 ratio: 0.97,
                 format: "lcov".into(),
@@ -191,6 +193,22 @@ mod tests {
             breaking: Vec::new(),
             category_change: None,
         }
+    }
+
+    #[test]
+    fn an_exit_code_alone_never_approves() {
+        let mut signals = good();
+        let policy = Policy::default();
+        assert_eq!(decide(&signals, &policy).tier, Tier::Auto);
+        signals.results_unread = Some("no test results could be read (exit code 0 only)".into());
+        let decision = decide(&signals, &policy);
+        assert_eq!(decision.tier, Tier::Escalate);
+        assert_eq!(decision.escalation_categories, [Category::TestResults]);
+        assert_eq!(
+            decision.reasons,
+            ["no test results could be read (exit code 0 only)"]
+        );
+        assert!(!decision.criteria["test_results"].passed);
     }
 
     fn analysis(s: &mut Signals) -> &mut Analysis {
@@ -776,6 +794,7 @@ mod tests {
                 "no breaking change",
                 "20 tests ran",
                 "the suite ended normally",
+                "test results read from a report or the output",
                 "pass rate 1.00 (20/20) ≥ 0.95",
                 "coverage 0.97 ≥ 0.95 (measured, lcov)",
                 "complexity 3 ≤ 5",

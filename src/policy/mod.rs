@@ -22,6 +22,7 @@ mod secrets;
 mod security_sensitive;
 mod suite_exit;
 pub mod template;
+mod test_results;
 mod test_suite;
 
 pub use criterion::{Assessment, Category, Check, Criterion, Demand};

@@ -4,7 +4,7 @@ use super::Criterion;
 use super::{
     analysis_complete, approval_level, breaking_change, category_change, category_level,
     complexity, coverage, database_write, dependencies, infrastructure, lint, pass_rate, retries,
-    risk, secrets, security_sensitive, suite_exit, test_suite,
+    risk, secrets, security_sensitive, suite_exit, test_results, test_suite,
 };
 
 pub static CRITERIA: &[&dyn Criterion] = &[
@@ -13,6 +13,7 @@ pub static CRITERIA: &[&dyn Criterion] = &[
     &breaking_change::BreakingChange,
     &test_suite::TestSuite,
     &suite_exit::SuiteExit,
+    &test_results::TestResults,
     &retries::Retries,
     &pass_rate::PassRate,
     &coverage::Coverage,

@@ -77,6 +77,8 @@ mod tests {
                 skipped: 0,
             }),
             suite_failure: None,
+            results_unread: None,
+            coverage_unread: None,
             coverage: CoverageSignal::Unknown,
             declared_risk: None,
             declared_approval_level: None,

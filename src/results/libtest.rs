@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::detect::{MAX_NAME_BYTES, strip_ansi};
 use super::line_reader::LineReader;
 use super::model::{
-    FailureKind, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase, TestRun,
+    Claim, FailureKind, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase, TestRun,
     classify_failure, truncate_utf8,
 };
 
@@ -48,6 +48,8 @@ pub(crate) struct LibtestReader {
     compile_error: Option<Explained>,
     /// `error[E…]` was seen and its ` --> file:line:col` may follow.
     want_location: bool,
+    /// The binaries' `test result:` lines (or suite events), added up: what libtest said.
+    claim: Option<Claim>,
 }
 
 #[derive(Default)]
@@ -117,6 +119,10 @@ impl LineReader for LibtestReader {
         self.text_line(line);
     }
 
+    fn claim(&self) -> Option<Claim> {
+        self.claim.clone()
+    }
+
     fn finish(mut self: Box<Self>) -> Option<TestRun> {
         self.end_block();
         if let Some(suite) = self.suite.take() {
@@ -140,6 +146,19 @@ impl LibtestReader {
             target: None,
             compile_error: None,
             want_location: false,
+            claim: None,
+        }
+    }
+
+    /// Add one binary's own summary to the claim.
+    fn claim_counts(&mut self, counts: Option<Counts>) {
+        if let Some((passed, failed, ignored)) = counts {
+            let claim = self
+                .claim
+                .get_or_insert_with(|| Claim::new(ReportFormat::Libtest, 0, 0, 0));
+            claim.passed = claim.passed.saturating_add(passed);
+            claim.failed = claim.failed.saturating_add(failed);
+            claim.skipped = claim.skipped.saturating_add(ignored);
         }
     }
 
@@ -154,6 +173,7 @@ impl LibtestReader {
                     }
                     _ => None,
                 };
+                self.claim_counts(counts);
                 let suite = self.suite.take().unwrap_or_default();
                 self.close_suite(suite, counts, event.exec_time, Ending::Summary);
             }
@@ -207,6 +227,7 @@ impl LibtestReader {
             self.start_suite(announced);
         } else if let Some((counts, seconds)) = parse_result_line(line) {
             self.seen = true;
+            self.claim_counts(counts);
             let suite = self.suite.take().unwrap_or_default();
             self.close_suite(suite, counts, seconds, Ending::Summary);
         } else if let Some((name, outcome, seconds)) = parse_test_line(line) {

@@ -6,6 +6,7 @@ pub(crate) mod detect;
 pub(crate) mod encoding;
 mod error;
 mod exit_code;
+pub mod floor;
 mod gotest;
 mod jest;
 mod jest_text;

@@ -5,7 +5,7 @@
 use super::detect::MAX_NAME_BYTES;
 use super::line_reader::LineReader;
 use super::model::{
-    MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, ReportFormat, TestCase, TestRun, truncate_utf8,
+    Claim, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, ReportFormat, TestCase, TestRun, truncate_utf8,
 };
 
 /// A closing line claiming more than this many of anything is not pytest's (no suite runs four
@@ -37,6 +37,8 @@ pub(crate) struct PytestReader {
     /// Sessions counted into `run`.
     sessions: u64,
     session: Session,
+    /// The closing lines' counts, added up: what pytest itself said.
+    claim: Option<Claim>,
 }
 
 #[derive(Default)]
@@ -141,6 +143,10 @@ impl LineReader for PytestReader {
         PytestReader::feed(self, line);
     }
 
+    fn claim(&self) -> Option<Claim> {
+        self.claim.clone()
+    }
+
     fn finish(self: Box<Self>) -> Option<TestRun> {
         PytestReader::finish(*self)
     }
@@ -154,6 +160,7 @@ impl PytestReader {
             run,
             sessions: 0,
             session: Session::default(),
+            claim: None,
         }
     }
 
@@ -261,6 +268,12 @@ impl PytestReader {
         self.end_block();
         let session = std::mem::take(&mut self.session);
         let add = |total: u64, n: u64| total.saturating_add(n).min(MAX_COUNT);
+        let claim = self
+            .claim
+            .get_or_insert_with(|| Claim::new(ReportFormat::Pytest, 0, 0, 0));
+        claim.passed = add(claim.passed, closing.passed);
+        claim.failed = add(claim.failed, closing.failed);
+        claim.skipped = add(claim.skipped, closing.skipped);
         self.run.passed = add(self.run.passed, closing.passed);
         self.run.failed = add(self.run.failed, closing.failed);
         self.run.skipped = add(self.run.skipped, closing.skipped);
