@@ -4,10 +4,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::analysis::secrets::redact_text;
 use crate::coverage::{self, Coverage};
 use crate::results::{self, TestCase, TestRun};
 use crate::runner::{Finished, Job};
-use crate::analysis::secrets::redact_text;
 use crate::skill::{Finding, SkillMeta};
 
 /// The source named when only the exit code said anything.
@@ -161,7 +161,10 @@ pub fn read(
                 }
                 None => coverage = Some(found),
             },
-            Ok(None) if is_blank(file) && (declared_coverage.contains(file) || named_coverage(&name)) => {
+            Ok(None)
+                if is_blank(file)
+                    && (declared_coverage.contains(file) || named_coverage(&name)) =>
+            {
                 coverage_unread.push(format!("the coverage report {name} is empty"));
             }
             Ok(None) => {}
@@ -213,7 +216,9 @@ pub fn read(
                 None,
                 unreadable_message(code, &job.stdout, &job.stderr),
             ));
-            Some(format!("no test results could be read (exit code {code} only)"))
+            Some(format!(
+                "no test results could be read (exit code {code} only)"
+            ))
         }
         _ => None,
     };

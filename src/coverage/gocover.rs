@@ -232,11 +232,17 @@ mod tests {
             assert_eq!(coverage.format, CoverageFormat::GoCover);
             assert_eq!(coverage.unit, CoverageUnit::Statements);
             assert_eq!((coverage.covered, coverage.total), (10, 15));
-            assert_eq!(percent(&coverage), go_total(&format!("{}.func.txt", &rel[..rel.len() - 4])));
+            assert_eq!(
+                percent(&coverage),
+                go_total(&format!("{}.func.txt", &rel[..rel.len() - 4]))
+            );
         }
         // first.func.txt: 13.3% (2/15); second.func.txt: 53.3% (8/15).
         for (rel, statements) in [("first", (2, 15)), ("second", (8, 15))] {
-            assert_eq!(profile(&format!("{rel}.out")).statement_coverage(), statements);
+            assert_eq!(
+                profile(&format!("{rel}.out")).statement_coverage(),
+                statements
+            );
             let coverage = read_file(&fixture(&format!("gocover/{rel}.out")))
                 .expect("read")
                 .expect("a coverprofile");

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use super::model::{Claim, TestRun};
+use super::model::{Claim, ReportFormat, TestRun};
 
 /// Passed, failed and skipped tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -97,12 +97,11 @@ impl fmt::Display for Disagreement {
             } else {
                 format!(" in {}", claim.origin)
             };
-            write!(
-                f,
-                "; {}'s summary{origin} says {}",
-                claim.format.as_str(),
-                Tally::of_claim(claim)
-            )?;
+            let what = match claim.format {
+                ReportFormat::Summary => "the plain closing line".to_owned(),
+                other => format!("{}'s summary", other.as_str()),
+            };
+            write!(f, "; {what}{origin} says {}", Tally::of_claim(claim))?;
         }
         if self.counted == self.read {
             write!(f, "; counted as read (the worse reading)")
@@ -119,14 +118,13 @@ impl fmt::Display for Disagreement {
 pub fn apply(run: &mut TestRun, read_from: &str) -> Option<Disagreement> {
     let mut summaries: Vec<Claim> = Vec::new();
     for claim in &run.claims {
-        let same = summaries.iter_mut().find(|c| {
-            c.format == claim.format && Tally::of_claim(c) == Tally::of_claim(claim)
-        });
+        let same = summaries
+            .iter_mut()
+            .find(|c| c.format == claim.format && Tally::of_claim(c) == Tally::of_claim(claim));
         match same {
             // The same summary seen twice (stdout teed into a report file) is one.
             Some(seen) => {
-                if !claim.origin.is_empty() && !seen.origin.split(", ").any(|o| o == claim.origin)
-                {
+                if !claim.origin.is_empty() && !seen.origin.split(", ").any(|o| o == claim.origin) {
                     if !seen.origin.is_empty() {
                         seen.origin.push_str(", ");
                     }
@@ -158,7 +156,7 @@ pub fn apply(run: &mut TestRun, read_from: &str) -> Option<Disagreement> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::model::{ReportFormat, TestCase};
+    use crate::results::model::TestCase;
     use crate::results::testkit::Rng;
 
     fn run(passed: u64, failed: u64, skipped: u64, claims: Vec<Claim>) -> TestRun {
@@ -225,16 +223,33 @@ mod tests {
 
     #[test]
     fn fewer_tests_than_the_summary_take_the_summary() {
-        let mut r = run(3, 0, 0, vec![claim(ReportFormat::Pytest, (5, 0, 0), "stderr")]);
+        let mut r = run(
+            3,
+            0,
+            0,
+            vec![claim(ReportFormat::Pytest, (5, 0, 0), "stderr")],
+        );
         let d = apply(&mut r, "output (summary)").expect("disagrees");
         assert_eq!(tally(&r), (5, 0, 0));
-        assert_eq!(d.read, Tally { passed: 3, failed: 0, skipped: 0 });
+        assert_eq!(
+            d.read,
+            Tally {
+                passed: 3,
+                failed: 0,
+                skipped: 0
+            }
+        );
     }
 
     #[test]
     fn crossing_readings_are_never_more_favourable_than_either() {
         // 10 read passing; the summary says 3 passed, 1 failed: neither covers the other.
-        let mut r = run(10, 0, 0, vec![claim(ReportFormat::JestText, (3, 1, 0), "stderr")]);
+        let mut r = run(
+            10,
+            0,
+            0,
+            vec![claim(ReportFormat::JestText, (3, 1, 0), "stderr")],
+        );
         apply(&mut r, "output (adhoc)").expect("disagrees");
         assert_eq!(tally(&r), (3, 1, 6));
     }
@@ -250,7 +265,11 @@ mod tests {
         let d = apply(&mut r, "output (jest-text)").expect("disagrees");
         assert_eq!(tally(&r), (7, 5, 0));
         assert_eq!(d.summaries.len(), 2);
-        assert!(d.to_string().ends_with("counted as read (the worse reading)"), "{d}");
+        assert!(
+            d.to_string()
+                .ends_with("counted as read (the worse reading)"),
+            "{d}"
+        );
         // Read as the better one: the worse summary wins.
         let mut r = run(12, 0, 0, claims);
         apply(&mut r, "output (summary)").expect("disagrees");
@@ -291,7 +310,11 @@ mod tests {
             let claims: Vec<Claim> = (0..rng.below(4))
                 .map(|_| {
                     let t = pick(&mut rng);
-                    claim(ReportFormat::Summary, (t.passed, t.failed, t.skipped), "stdout")
+                    claim(
+                        ReportFormat::Summary,
+                        (t.passed, t.failed, t.skipped),
+                        "stdout",
+                    )
                 })
                 .collect();
             let mut r = run(read.passed, read.failed, read.skipped, claims.clone());
@@ -303,7 +326,10 @@ mod tests {
             }
             let dominant = all.iter().any(|t| all.iter().all(|o| t.covers(*o)));
             if dominant {
-                assert!(all.contains(&after), "case {case}: {after} is none of {all:?}");
+                assert!(
+                    all.contains(&after),
+                    "case {case}: {after} is none of {all:?}"
+                );
             } else {
                 for other in &all {
                     if let (Some(a), Some(o)) = (rate(after), rate(*other)) {
