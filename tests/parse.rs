@@ -170,3 +170,31 @@ fn utf16_reports_and_broken_bytes_in_messages_still_count() {
         "{doc}"
     );
 }
+
+#[test]
+fn a_closing_summary_above_the_itemised_reading_is_the_floor() {
+    // A TAP stream of two passes, then a closing line that says one more test failed.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("out.txt");
+    std::fs::write(
+        &file,
+        "1..2\nok 1 - a\nok 2 - b\nResults: 2 passed, 1 failed\n",
+    )
+    .expect("write");
+    let (code, doc, stderr) = parse(&[file.to_str().expect("utf-8 path")]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(doc["tests"]["format"], "tap");
+    assert_eq!(
+        (&doc["tests"]["pass_count"], &doc["tests"]["fail_count"]),
+        (&serde_json::json!(2), &serde_json::json!(1))
+    );
+    let finding = doc["report_disagrees"].as_str().expect("a finding");
+    assert!(
+        finding.starts_with("read 2 passed, 0 failed, 0 skipped from ")
+            && finding.ends_with(
+                "(tap); the plain closing line in out.txt says 2 passed, 1 failed, 0 skipped; \
+                 counted 2 passed, 1 failed, 0 skipped (the worse reading)"
+            ),
+        "{finding}"
+    );
+}

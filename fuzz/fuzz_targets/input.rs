@@ -23,9 +23,16 @@ fn file_with(data: &[u8]) -> PathBuf {
 pub fn auto(data: &[u8]) {
     let path = file_with(data);
     let _ = skillgate::results::read_report_file(&path);
-    let _ = skillgate::results::read_output(&path, &path);
+    if let Ok(Some(mut run)) = skillgate::results::read_output(&path, &path) {
+        // After the floor, no closing summary printed claims more failures or tests.
+        let claims = run.claims.clone();
+        skillgate::results::floor::apply(&mut run, "output");
+        for claim in &claims {
+            assert!(run.failed >= claim.failed && run.total() >= claim.total());
+        }
+    }
     if let Ok(Some(coverage)) = skillgate::coverage::read_coverage_file(&path) {
-        assert!(coverage.lines_covered <= coverage.lines_total);
+        assert!(coverage.covered <= coverage.total);
     }
 }
 
@@ -35,6 +42,10 @@ pub fn report(data: &[u8], format: ReportFormat) {
     if let Ok(Some(run)) = skillgate::results::read_report_as(&path, format) {
         assert!(run.failures.len() <= MAX_KEPT_FAILURES);
         assert!(run.failures.len() as u64 <= run.failed);
+        // A reader never counts fewer failures or tests than its own closing summary.
+        for claim in &run.claims {
+            assert!(run.failed >= claim.failed && run.total() >= claim.total());
+        }
     }
 }
 
@@ -42,6 +53,6 @@ pub fn report(data: &[u8], format: ReportFormat) {
 pub fn coverage(data: &[u8], format: CoverageFormat) {
     let path = file_with(data);
     if let Ok(Some(coverage)) = skillgate::coverage::read_coverage_as(&path, format) {
-        assert!(coverage.lines_covered <= coverage.lines_total);
+        assert!(coverage.covered <= coverage.total);
     }
 }

@@ -21,6 +21,10 @@ struct Parsed {
     tests: Option<TestResults>,
     #[serde(skip_serializing_if = "Option::is_none")]
     coverage: Option<CoverageFigures>,
+    /// The `report-disagrees` finding `check` would make: a closing summary in the files
+    /// claimed more failures or tests than the itemised reading, or summaries disagreed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    report_disagrees: Option<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -42,6 +46,18 @@ pub fn run(args: &ParseArgs) -> Result<Outcome, Error> {
             None => run = Some(found),
         }
     }
+    let report_disagrees = run.as_mut().and_then(|run| {
+        let read_from = format!(
+            "{} ({})",
+            args.files
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
+            run.format.as_str()
+        );
+        results::floor::apply(run, &read_from).map(|d| d.to_string())
+    });
     let mut coverage: Option<Coverage> = None;
     for file in &args.coverage {
         let found = coverage::read_coverage_file(file)
@@ -70,6 +86,7 @@ pub fn run(args: &ParseArgs) -> Result<Outcome, Error> {
             covered: c.covered,
             total: c.total,
         }),
+        report_disagrees,
     };
     let mut stdout = serde_json::to_string_pretty(&parsed).unwrap_or_default();
     stdout.push('\n');

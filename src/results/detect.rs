@@ -54,9 +54,10 @@ pub fn read_report_file(path: &Path) -> Result<Option<TestRun>, ReadError> {
                 .lines()
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or_default();
-            if let Some(reader) =
-                line_reader::announced(&terminal_text(first)).and_then(line_reader::reader_for)
-                && let Some(run) = read_lines(path, WHAT_REPORT, Detector::only(reader))?
+            if let Some(format) = line_reader::announced(&terminal_text(first))
+                && let Some(reader) = line_reader::reader_for(format)
+                && let Some(run) = read_lines(path, WHAT_REPORT, Detector::announced(reader))?
+                && run.format == format
             {
                 return Ok(Some(run));
             }

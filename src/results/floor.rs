@@ -113,8 +113,9 @@ impl fmt::Display for Disagreement {
 
 /// Hold `run` to the summaries it carries: when it counts fewer failures or fewer tests than a
 /// summary says, it takes the worse reading's counts (keeping the failures it named), and the
-/// disagreement is returned. Summaries that disagree on failures among themselves are returned
-/// too, the worst one applied. `read_from` names where the run was read (`output (tap)`).
+/// disagreement is returned. Summaries printed in the same place (the suite's output, one file) that
+/// disagree on failures are returned too (stdout and stderr are one place), the worst one applied: in different places they may
+/// count different tests (several report files), and the run is only held to each. `read_from` names where the run was read (`output (tap)`).
 pub fn apply(run: &mut TestRun, read_from: &str) -> Option<Disagreement> {
     let mut summaries: Vec<Claim> = Vec::new();
     for claim in &run.claims {
@@ -137,7 +138,24 @@ pub fn apply(run: &mut TestRun, read_from: &str) -> Option<Disagreement> {
     let claimed: Vec<Tally> = summaries.iter().map(Tally::of_claim).collect();
     let worst = Tally::worst(&claimed)?;
     let read = Tally::of_run(run);
-    let summaries_conflict = summaries.iter().any(|c| c.failed != worst.failed);
+    // Summaries printed in different files may count different tests (a report file each);
+    // two printed by one suite's output, or in one file, about different failures cannot both
+    // be right.
+    let place = |origin: &str| match origin {
+        "stdout" | "stderr" => "output".to_owned(),
+        file => file.to_owned(),
+    };
+    let same_place = |a: &Claim, b: &Claim| {
+        a.origin
+            .split(", ")
+            .any(|o| b.origin.split(", ").any(|p| place(p) == place(o)))
+    };
+    let summaries_conflict = summaries.iter().enumerate().any(|(i, a)| {
+        summaries
+            .iter()
+            .skip(i + 1)
+            .any(|b| a.failed != b.failed && same_place(a, b))
+    });
     if read.covers(worst) && !summaries_conflict {
         return None;
     }
@@ -274,6 +292,22 @@ mod tests {
         let mut r = run(12, 0, 0, claims);
         apply(&mut r, "output (summary)").expect("disagrees");
         assert_eq!(tally(&r), (7, 5, 0));
+    }
+
+    #[test]
+    fn summaries_in_different_places_may_count_different_tests() {
+        // Two report files, each with its own summary; the run is both files merged.
+        let mut r = run(
+            7,
+            4,
+            4,
+            vec![
+                claim(ReportFormat::Tap, (4, 3, 2), "node.tap"),
+                claim(ReportFormat::Summary, (3, 1, 2), "stdout.txt"),
+            ],
+        );
+        assert_eq!(apply(&mut r, "node.tap, stdout.txt (tap)"), None);
+        assert_eq!(tally(&r), (7, 4, 4));
     }
 
     #[test]
