@@ -153,3 +153,37 @@ fn an_empty_coverage_report_is_unknown_coverage_naming_it() {
         "coverage unknown: the coverage report lcov.info is empty"
     );
 }
+
+#[test]
+fn the_issues_mocha_run_counts_its_five_failures() {
+    // The issue's case: mocha's default reporter printed `3 passing`, `5 pending`, `5 failing`
+    // and the wrapper exited 0 with full coverage. It was read as 1.00 (3/3).
+    let repo = Repo::plain();
+    skill(
+        &repo,
+        "mocha-wrapped",
+        &format!(
+            "cat '{}'",
+            fixture("mocha-spec/issue.spec.color.stdout.txt")
+        ),
+    );
+    let (code, doc) = run_json(&repo, &["check", "--all"]);
+    let skill = &doc["skills"][0];
+    let tests = &skill["tests"];
+    assert_eq!(tests["format"], "mocha-spec");
+    assert_eq!(
+        (
+            &tests["pass_count"],
+            &tests["fail_count"],
+            &tests["skip_count"]
+        ),
+        (
+            &serde_json::json!(3),
+            &serde_json::json!(5),
+            &serde_json::json!(5)
+        )
+    );
+    assert_eq!(tests["failed_tests"].as_array().map(Vec::len), Some(5));
+    assert_eq!(skill["decision"]["tier"], "human");
+    assert_eq!(code, 3);
+}
