@@ -789,71 +789,69 @@ fn assess(
     let flaky = attempt::flaky(&attempts);
     let last = attempts.pop();
     let mut coverage_unread = None;
-    let (suite_signal, suite_report, run, measured, suite_failure, results_unread) = match (
-        &p.resolution,
-        last,
-    ) {
-        (_, _) if p.change.kind == ChangeKind::Deleted => {
-            (SuiteSignal::NotApplicable, None, None, None, None, None)
-        }
-        (Resolution::Found(suite), Some(last)) => {
-            let done = &last.finished;
-            let report = SuiteReport {
-                // A declared command can carry a token (`API_KEY=… pytest`).
-                suite: Some(Suite {
-                    command: crate::analysis::secrets::redact_text(&suite.command),
-                    ..suite.clone()
-                }),
-                outcome: done.describe(settings.timeout),
-                exit_code: done.exit_code,
-                timed_out: done.timed_out,
-                duration_ms: millis(done.duration),
-                attempts: count,
-                earlier_attempts_ms: attempts
-                    .iter()
-                    .map(|a| millis(a.finished.duration))
-                    .collect(),
-                results_from: last.sources,
-            };
-            lint.extend(last.lint);
-            warnings.extend(last.warnings);
-            coverage_unread = last.coverage_unread;
-            let mut run = last.run;
-            for name in &flaky {
-                if !run.flaky.contains(name) {
-                    run.flaky.push(name.clone());
-                }
+    let (suite_signal, suite_report, run, measured, suite_failure, results_unread) =
+        match (&p.resolution, last) {
+            (_, _) if p.change.kind == ChangeKind::Deleted => {
+                (SuiteSignal::NotApplicable, None, None, None, None, None)
             }
-            (
-                SuiteSignal::Ran,
-                Some(report),
-                Some(run),
-                last.coverage,
-                last.failure,
-                last.unread,
-            )
-        }
-        (Resolution::Unavailable { suite, reason }, _) => (
-            SuiteSignal::Unavailable {
-                reason: reason.clone(),
-            },
-            Some(SuiteReport {
-                suite: suite.clone(),
-                outcome: format!("not run: {reason}"),
-                exit_code: None,
-                timed_out: false,
-                duration_ms: 0,
-                attempts: 0,
-                earlier_attempts_ms: Vec::new(),
-                results_from: Vec::new(),
-            }),
-            None,
-            None,
-            None,
-            None,
-        ),
-        _ => (SuiteSignal::Missing, None, None, None, None, None),
-    };
+            (Resolution::Found(suite), Some(last)) => {
+                let done = &last.finished;
+                let report = SuiteReport {
+                    // A declared command can carry a token (`API_KEY=… pytest`).
+                    suite: Some(Suite {
+                        command: crate::analysis::secrets::redact_text(&suite.command),
+                        ..suite.clone()
+                    }),
+                    outcome: done.describe(settings.timeout),
+                    exit_code: done.exit_code,
+                    timed_out: done.timed_out,
+                    duration_ms: millis(done.duration),
+                    attempts: count,
+                    earlier_attempts_ms: attempts
+                        .iter()
+                        .map(|a| millis(a.finished.duration))
+                        .collect(),
+                    results_from: last.sources,
+                };
+                lint.extend(last.lint);
+                warnings.extend(last.warnings);
+                coverage_unread = last.coverage_unread;
+                let mut run = last.run;
+                for name in &flaky {
+                    if !run.flaky.contains(name) {
+                        run.flaky.push(name.clone());
+                    }
+                }
+                (
+                    SuiteSignal::Ran,
+                    Some(report),
+                    Some(run),
+                    last.coverage,
+                    last.failure,
+                    last.unread,
+                )
+            }
+            (Resolution::Unavailable { suite, reason }, _) => (
+                SuiteSignal::Unavailable {
+                    reason: reason.clone(),
+                },
+                Some(SuiteReport {
+                    suite: suite.clone(),
+                    outcome: format!("not run: {reason}"),
+                    exit_code: None,
+                    timed_out: false,
+                    duration_ms: 0,
+                    attempts: 0,
+                    earlier_attempts_ms: Vec::new(),
+                    results_from: Vec::new(),
+                }),
+                None,
+                None,
+                None,
+                None,
+            ),
+            _ => (SuiteSignal::Missing, None, None, None, None, None),
+        };
     let coverage = match (&measured, p.meta.test_coverage) {
         (Some(c), _) if c.ratio().is_some() => CoverageSignal::Measured {
             ratio: c.ratio().unwrap_or(0.0),

@@ -431,11 +431,7 @@ mod tests {
                 .expect("read")
                 .unwrap_or_else(|| panic!("{rel} is a coverage report"));
             assert_eq!(
-                (
-                    coverage.format,
-                    coverage.covered,
-                    coverage.total
-                ),
+                (coverage.format, coverage.covered, coverage.total),
                 (format, covered, total),
                 "{rel}"
             );

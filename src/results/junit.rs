@@ -1,5 +1,14 @@
 //! JUnit XML in its dialects (Surefire, pytest, jest-junit, mocha, nextest, node:test), streamed
 //! so that memory follows the failures kept, not the file's size. No DTD entity is expanded.
+//!
+//! Counting rules: each `<testcase>` is one test, whatever a suite's `tests=` says; a direct
+//! `<failure>` or `<error>` fails it, `<skipped>` skips it, and a failure is never hidden by a
+//! skip, except node:test's todo: `<skipped type="todo">` beside a `<failure>` is a todo that
+//! failed, which node counts as a todo, not a failure. node's JUnit reporter writes an empty
+//! `describe` as a passing `<testcase>` and a skipped one as a skipped `<testcase>`, which its
+//! own closing comments (`<!-- pass 0 -->`, `<!-- skipped 0 -->`, `<!-- todo 0 -->`) do not
+//! count: when those comments are there, they cap the passes and the skips (never the
+//! failures). Earlier attempts of one test (reruns) count once.
 
 use std::borrow::Cow;
 use std::fs::File;
@@ -156,6 +165,54 @@ struct Junit {
     root_time: Option<u64>,
     top_suites_time: Option<u64>,
     cases_time: Option<u64>,
+    /// node:test's closing comments.
+    node: NodeTotals,
+}
+
+/// node:test's `<!-- tests 9 -->`, `<!-- pass 4 -->`, … comments at the end of its report.
+#[derive(Default)]
+struct NodeTotals {
+    seen_tests: bool,
+    seen_pass: bool,
+    seen_fail: bool,
+    pass: u64,
+    skipped: u64,
+    todo: u64,
+}
+
+impl NodeTotals {
+    /// One comment directly inside `<testsuites>`; any other is not node's.
+    fn read(&mut self, comment: &str) {
+        let mut words = comment.split_whitespace();
+        let (Some(key), Some(value), None) = (words.next(), words.next(), words.next()) else {
+            return;
+        };
+        let Ok(n) = value.parse::<u64>() else {
+            return;
+        };
+        let add = |total: &mut u64| *total = total.saturating_add(n);
+        match key {
+            "tests" => self.seen_tests = true,
+            "pass" => {
+                self.seen_pass = true;
+                add(&mut self.pass);
+            }
+            "fail" => self.seen_fail = true,
+            "skipped" => add(&mut self.skipped),
+            "todo" => add(&mut self.todo),
+            _ => {}
+        }
+    }
+
+    /// node counts no suite as a test: an empty or skipped `describe` written as a
+    /// `<testcase>` is taken back from the passes or the skips.
+    fn cap(&self, run: &mut TestRun) {
+        if !(self.seen_tests && self.seen_pass && self.seen_fail) {
+            return;
+        }
+        run.passed = run.passed.min(self.pass);
+        run.skipped = run.skipped.min(self.skipped.saturating_add(self.todo));
+    }
 }
 
 struct Suite {
@@ -209,6 +266,8 @@ struct Case {
     outcome: Outcome,
     /// A Surefire/nextest `flakyFailure` or `flakyError`: an earlier attempt failed.
     flaky: bool,
+    /// node:test's `<skipped type="todo">`: a todo, even if it also failed.
+    todo: bool,
     /// Whether this case's failure details are kept (there is room among the kept failures).
     keep: bool,
     /// Inside a direct `<failure>`/`<error>` child.
@@ -235,6 +294,7 @@ impl Junit {
             root_time: None,
             top_suites_time: None,
             cases_time: None,
+            node: NodeTotals::default(),
         }
     }
 
@@ -309,7 +369,12 @@ impl Junit {
                         None => Ok(None),
                     };
                 }
-                Event::Decl(_) | Event::PI(_) | Event::Comment(_) | Event::DocType(_) => {}
+                Event::Comment(comment) => {
+                    if self.root_is_testsuites && self.open.len() == 1 {
+                        self.node.read(&comment.xml10_content());
+                    }
+                }
+                Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
             }
         }
     }
@@ -387,9 +452,13 @@ impl Junit {
             "skipped" => {
                 if let Some(case) = &mut self.case
                     && case.depth + 1 == depth
-                    && case.outcome != Outcome::Failed
                 {
-                    case.outcome = Outcome::Skipped;
+                    let mut todo = false;
+                    each_attribute(e, |key, value| todo |= key == "type" && value == "todo");
+                    case.todo |= todo;
+                    if case.outcome != Outcome::Failed {
+                        case.outcome = Outcome::Skipped;
+                    }
                 }
             }
             _ => {}
@@ -443,6 +512,10 @@ impl Junit {
         // A sibling that failed or was skipped is never folded into the next one (Gradle's
         // retry, or two tests that share a name): a failure is never hidden. An unnamed case
         // is never taken for another attempt of anything.
+        if case.todo {
+            // node:test's todo, whatever its body did.
+            case.outcome = Outcome::Skipped;
+        }
         let mut failed_before = case.flaky;
         match self.attempt.take() {
             Some(earlier)
@@ -549,6 +622,7 @@ impl Junit {
     fn finish(mut self) -> TestRun {
         self.commit_attempt();
         self.run.duration_ms = self.root_time.or(self.top_suites_time).or(self.cases_time);
+        self.node.cap(&mut self.run);
         self.run
     }
 }
@@ -561,6 +635,7 @@ impl Case {
             duration_ms: None,
             outcome: Outcome::Passed,
             flaky: false,
+            todo: false,
             keep: false,
             in_failure: false,
             failure_attr: None,
@@ -577,6 +652,7 @@ impl Case {
         self.duration_ms = None;
         self.outcome = Outcome::Passed;
         self.flaky = false;
+        self.todo = false;
         self.keep = keep;
         self.in_failure = false;
         self.failure_attr = None;
@@ -853,6 +929,85 @@ mod tests {
         // reporter writes as a <testsuite>, and drops the failing `after` hook entirely.
         let run = read("node-hooks.xml");
         assert_eq!(counts(&run), (3, 0, 0));
+    }
+
+    #[test]
+    fn node_failing_todos_are_todos() {
+        // node: tests 8, suites 2, pass 2, fail 1, todo 5. It writes a todo that failed with
+        // both `<skipped type="todo">` and `<failure>`; the todo suite is a `<testsuite>` and
+        // its failing child an ordinary failure: 2 / 1 / 5.
+        let run = read("node-todo.xml");
+        assert_eq!(counts(&run), (2, 1, 5));
+        assert_eq!(names(&run), ["fails in a todo suite"]);
+        assert_eq!(run.failures[0].suite.as_deref(), Some("test"));
+        assert!(
+            run.failures[0]
+                .message
+                .as_deref()
+                .is_some_and(|m| m.starts_with("a todo suite does not make its tests todo")),
+            "{:?}",
+            run.failures[0].message
+        );
+    }
+
+    #[test]
+    fn node_empty_describe_is_no_test() {
+        // node: tests 0, suites 1, pass 0. The describe is written as a passing <testcase>;
+        // node's own `<!-- pass 0 -->` takes it back.
+        let run = read("node-empty.xml");
+        assert_eq!(counts(&run), (0, 0, 0));
+        assert_eq!(run.pass_rate(), None);
+    }
+
+    #[test]
+    fn node_suites_that_are_no_tests_under_a_name_pattern() {
+        // `--test-name-pattern=kept`. node: tests 6, suites 5, pass 2, fail 2, skipped 2. The
+        // empty describe is a passing <testcase>, the skipped and the empty todo describe are
+        // skipped ones, "kept parent" a <testsuite>: 3 passes and 4 skips capped to node's 2
+        // and 2; node's second failure is "kept parent", failed by its child: 2 / 1 / 2.
+        let run = read("node-pattern.xml");
+        assert_eq!(counts(&run), (2, 1, 2));
+        assert_eq!(names(&run), ["kept child fails"]);
+    }
+
+    #[test]
+    fn node_comments_are_read_only_where_node_writes_them() {
+        let counted = |xml: &str| counts(&read_str(xml).expect("read").expect("report"));
+        let node = "<!-- tests 1 --><!-- pass 0 --><!-- fail 0 --><!-- skipped 0 -->\
+                    <!-- todo 0 -->";
+        // Directly inside <testsuites>, the whole set: the passes are capped.
+        assert_eq!(
+            counted(&format!(
+                r#"<testsuites><testcase name="a"/><testcase name="b"><skipped/></testcase>{node}</testsuites>"#
+            )),
+            (0, 0, 0)
+        );
+        // Inside a suite, under a lone <testsuite>, or without `fail`: not node's totals.
+        assert_eq!(
+            counted(&format!(
+                r#"<testsuites><testsuite>{node}<testcase name="a"/></testsuite></testsuites>"#
+            )),
+            (1, 0, 0)
+        );
+        assert_eq!(
+            counted(&format!(
+                r#"<testsuite><testcase name="a"/>{node}</testsuite>"#
+            )),
+            (1, 0, 0)
+        );
+        assert_eq!(
+            counted(
+                r#"<testsuites><testcase name="a"/><!-- tests 1 --><!-- pass 0 --></testsuites>"#
+            ),
+            (1, 0, 0)
+        );
+        // Never the failures; and a skip that is no todo hides no failure.
+        assert_eq!(
+            counted(&format!(
+                r#"<testsuites><testcase name="a"><skipped type="skipped"/><failure/></testcase>{node}</testsuites>"#
+            )),
+            (0, 1, 0)
+        );
     }
 
     fn flaky(run: &TestRun) -> Vec<&str> {

@@ -8,8 +8,8 @@ use serde::Deserialize;
 use super::detect::{MAX_NAME_BYTES, strip_ansi};
 use super::line_reader::LineReader;
 use super::model::{
-    Claim, FailureKind, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase, TestRun,
-    classify_failure, truncate_utf8,
+    Claim, FailureKind, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase,
+    TestRun, classify_failure, truncate_utf8,
 };
 
 /// A failure's captured output is read up to this many bytes.

@@ -31,6 +31,6 @@ pub use detect::{read_output, read_report_as, read_report_file, strip_ansi};
 pub use error::ReadError;
 pub use exit_code::{EXIT_STATUS_CASE, from_exit_code};
 pub use model::{
-    Claim, FailureKind, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase, TestRun,
-    classify_failure, truncate_utf8,
+    Claim, FailureKind, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase,
+    TestRun, classify_failure, truncate_utf8,
 };

@@ -1,12 +1,21 @@
 //! node:test's `spec` reporter (`node --test --test-reporter=spec`, node's default on a terminal),
 //! read line by line: the test tree, the closing `ℹ` totals and the "failing tests" section.
+//!
+//! Counting rules (the full statement is on [`NodeSpecReader`]): only leaves count; `✖ … #
+//! reason` is a todo that failed and counts as skipped, as node counts it; an empty `describe`
+//! prints like a passing test and a skipped one like a skipped test, and node's own totals
+//! (which count neither) cap the passes and skips. The claim is node's `ℹ` totals, `cancelled`
+//! a failure and `todo` skipped, less every parent the tree shows (node counts a test with
+//! subtests as a test; the spec output does not tell it from a `describe`, so the claim is a
+//! floor that is exact for flat suites); the run is never read below it.
 
 use super::detect::MAX_NAME_BYTES;
 use super::line_reader::LineReader;
 use super::model::{
-    MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, ReportFormat, TestCase, TestRun, classify_failure,
+    Claim, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, ReportFormat, TestCase, TestRun, classify_failure,
     truncate_utf8,
 };
+use super::tap::hold_to_claim;
 
 /// Children are indented by this much under their parent, and an error under its test.
 const INDENT: usize = 2;
@@ -23,10 +32,17 @@ const MAX_CONTEXT_LINES: usize = 64;
 ///   counted, unless it failed while none of its children did (a failing hook), when it is one
 ///   failed case.
 /// - `✔` passed, `✖` failed (cancelled tests too), `﹣` skipped; a `✔`/`✖` line that ends with
-///   `# reason` is a todo and counts as skipped.
+///   `# reason` is a todo and counts as skipped: a todo that fails (`✖ name (1ms) # TODO`) is
+///   a todo for node too, and its entry in the "failing tests" section is no failure. The
+///   children of a todo `describe` are ordinary tests.
 /// - The `ℹ` totals cross-check the tree: an empty suite prints as a passing test and a skipped
 ///   suite as a skipped one, so neither count exceeds node's own; failures that node reports
 ///   but the tree does not show are taken from the totals. Without a tree, the totals count.
+///   Without the totals (output cut short), an empty `describe` is one passed test: nothing
+///   else tells it from a test.
+/// - The claim is the `ℹ` totals, summed over runs: `fail` + `cancelled` failed, `skipped` +
+///   `todo` skipped, less each closed parent by its outcome (node counts a test with subtests,
+///   never a `describe`, and the two print alike). The run is never below it.
 /// - The text is spec output when it holds the `ℹ tests/pass/fail` totals or a test line with
 ///   node's fractional duration (`✔ name (1.2ms)`); anything else is left to other readers.
 pub(crate) struct NodeSpecReader {
@@ -45,6 +61,15 @@ pub(crate) struct NodeSpecReader {
     /// Lines that are not spec output since the last test line: node prints there what a test
     /// file wrote to stderr before it died (a syntax error, a missing module).
     context: Vec<String>,
+    /// Closed parents, not counted, by the outcome of their closing line.
+    parents: Parents,
+}
+
+#[derive(Default, Clone, Copy)]
+struct Parents {
+    passed: u64,
+    failed: u64,
+    skipped: u64,
 }
 
 /// An open parent: its `▶ name` line was seen, its closing line not yet.
@@ -124,6 +149,10 @@ impl LineReader for NodeSpecReader {
         NodeSpecReader::feed(self, line);
     }
 
+    fn claim(&self) -> Option<Claim> {
+        NodeSpecReader::claim(self)
+    }
+
     fn finish(self: Box<Self>) -> Option<TestRun> {
         NodeSpecReader::finish(*self)
     }
@@ -150,6 +179,7 @@ impl NodeSpecReader {
             block: None,
             location: None,
             context: Vec::new(),
+            parents: Parents::default(),
         }
     }
 
@@ -232,6 +262,9 @@ impl NodeSpecReader {
             .duration_ms
             .filter(|ms| ms.is_finite() && *ms >= 0.0)
             .map(|ms| ms.round() as u64);
+        if let Some(claim) = self.claim() {
+            hold_to_claim(&mut run, &claim);
+        }
         run.failures = self
             .failures
             .into_iter()
@@ -240,6 +273,22 @@ impl NodeSpecReader {
             .take(MAX_KEPT_FAILURES)
             .collect();
         Some(run)
+    }
+
+    /// node's `ℹ` totals in this crate's rules, less the parents the tree closed; `None` until
+    /// `tests`, `pass` and `fail` were read.
+    pub(crate) fn claim(&self) -> Option<Claim> {
+        let t = &self.totals;
+        if !t.complete() {
+            return None;
+        }
+        let p = self.parents;
+        Some(Claim::new(
+            ReportFormat::NodeSpec,
+            t.pass.saturating_sub(p.passed),
+            t.fail.saturating_add(t.cancelled).saturating_sub(p.failed),
+            t.skipped.saturating_add(t.todo).saturating_sub(p.skipped),
+        ))
     }
 
     /// `ℹ key value` from the closing totals; false when the line is some other `ℹ` line.
@@ -259,20 +308,21 @@ impl NodeSpecReader {
             return false;
         };
         let t = &mut self.totals;
+        let add = |total: &mut u64| *total = total.saturating_add(n);
         match key {
             "tests" => t.seen_tests = true,
             "suites" => {}
             "pass" => {
                 t.seen_pass = true;
-                t.pass += n;
+                add(&mut t.pass);
             }
             "fail" => {
                 t.seen_fail = true;
-                t.fail += n;
+                add(&mut t.fail);
             }
-            "cancelled" => t.cancelled += n,
-            "skipped" => t.skipped += n,
-            "todo" => t.todo += n,
+            "cancelled" => add(&mut t.cancelled),
+            "skipped" => add(&mut t.skipped),
+            "todo" => add(&mut t.todo),
             _ => return false,
         }
         true
@@ -328,14 +378,21 @@ impl NodeSpecReader {
         let Some(group) = self.groups.pop() else {
             return;
         };
-        if test.symbol != Symbol::Fail {
-            return;
-        }
-        if group.failed_inside || test.directive.is_some() {
-            // Its failure is its children's, counted already.
+        let p = &mut self.parents;
+        let uncounted = match (test.symbol, test.directive) {
+            (Symbol::Skip, _) | (_, Some(_)) => &mut p.skipped,
+            (Symbol::Pass | Symbol::Parent, None) => &mut p.passed,
+            (Symbol::Fail, None) if group.failed_inside => &mut p.failed,
+            (Symbol::Fail, None) => {
+                // Failed on its own (a hook): counted as one failure.
+                self.count_failure(indent, test, context);
+                return;
+            }
+        };
+        *uncounted = uncounted.saturating_add(1);
+        if test.symbol == Symbol::Fail {
+            // Its failure is its children's, counted already; or it is a todo.
             self.discard_error(indent);
-        } else {
-            self.count_failure(indent, test, context);
         }
     }
 
@@ -376,6 +433,11 @@ impl NodeSpecReader {
     /// An entry of the failing section: the failure it repeats gets its location and error.
     fn failing_entry(&mut self, test: &TestLine<'_>) {
         let location = self.location.take();
+        if test.directive.is_some() {
+            // A todo that failed: listed by node, counted as a todo.
+            self.discard_error(0);
+            return;
+        }
         let found = self.failures.iter().position(|kept| {
             !kept.matched && kept.case.name == truncate_utf8(test.name, MAX_NAME_BYTES)
         });
@@ -683,6 +745,129 @@ mod tests {
         );
     }
 
+    fn claim_of(rel: &str) -> Option<Claim> {
+        let text = std::fs::read_to_string(fixture(rel)).expect("read");
+        let mut reader = NodeSpecReader::new();
+        for line in text.lines() {
+            reader.feed(&crate::results::detect::terminal_text(line));
+        }
+        reader.claim()
+    }
+
+    #[test]
+    fn failing_todos_are_todos_and_a_todo_suite_holds_tests() {
+        // node: tests 8, suites 2, pass 2, fail 1, todo 5. The three todos that fail print as
+        // `✖ … # reason` and are listed among the failing tests, but node counts them as
+        // todos; the todo suite's failing child is an ordinary failure: 2 / 1 / 5.
+        for rel in ["todo.txt", "todo.color.txt"] {
+            let run = read(rel);
+            assert_eq!(counts(&run), (2, 1, 5), "{rel}");
+            let found: Vec<_> = run
+                .failures
+                .iter()
+                .map(|c| {
+                    (
+                        c.name.as_str(),
+                        c.suite.as_deref(),
+                        c.file.as_deref(),
+                        c.line,
+                    )
+                })
+                .collect();
+            assert_eq!(
+                found,
+                [(
+                    "fails in a todo suite",
+                    Some("todo suite"),
+                    Some("todo-suite.mjs"),
+                    Some(29)
+                )],
+                "{rel}"
+            );
+            assert_eq!(
+                first_line(&run.failures[0]),
+                "AssertionError [ERR_ASSERTION]: a todo suite does not make its tests todo",
+                "{rel}"
+            );
+            // node's totals less the two parents ("todos" passed, "todo suite" a todo): the
+            // spec output does not tell a describe from a test with subtests.
+            assert_eq!(
+                claim_of(&format!("node-spec/{rel}")),
+                Some(Claim::new(ReportFormat::NodeSpec, 1, 1, 4)),
+                "{rel}"
+            );
+        }
+    }
+
+    #[test]
+    fn suites_that_are_no_tests_under_a_name_pattern() {
+        // `--test-name-pattern=kept`. node: tests 6, suites 5, pass 2, fail 2, skipped 2. The
+        // empty describe prints as `✔`, the skipped and the empty todo describe as skips; the
+        // totals cap them. node's second failure is "kept parent", failed by its child: 2 / 1 / 2.
+        let run = read("pattern.txt");
+        assert_eq!(counts(&run), (2, 1, 2));
+        let kept = &run.failures[0];
+        assert_eq!(
+            (kept.name.as_str(), kept.suite.as_deref(), kept.line),
+            ("kept child fails", Some("kept parent"), Some(27))
+        );
+        assert_eq!(
+            claim_of("node-spec/pattern.txt"),
+            Some(Claim::new(ReportFormat::NodeSpec, 0, 1, 2))
+        );
+    }
+
+    #[test]
+    fn claims_are_nodes_totals_less_the_parents() {
+        // tests 9, pass 4, fail 2, cancelled 1, skipped 1, todo 1; "slugify" and "hostile
+        // names" closed as failed parents.
+        assert_eq!(
+            claim_of("node-spec/sample.txt"),
+            Some(Claim::new(ReportFormat::NodeSpec, 4, 1, 2))
+        );
+        assert_eq!(
+            claim_of("node-spec/sample.color.txt"),
+            claim_of("node-spec/sample.txt")
+        );
+        // pass 4 with "parent test", a parent here; the failing hook is no parent of a failure.
+        assert_eq!(
+            claim_of("node-spec/hooks.txt"),
+            Some(Claim::new(ReportFormat::NodeSpec, 3, 0, 0))
+        );
+        assert_eq!(
+            claim_of("node-spec/empty.txt"),
+            Some(Claim::new(ReportFormat::NodeSpec, 0, 0, 0))
+        );
+        // Two runs add up.
+        let mut reader = NodeSpecReader::new();
+        for rel in ["node-spec/pass.txt", "node-spec/hooks.txt"] {
+            let text = std::fs::read_to_string(fixture(rel)).expect("read");
+            text.lines().for_each(|line| reader.feed(line));
+        }
+        assert_eq!(
+            reader.claim(),
+            Some(Claim::new(ReportFormat::NodeSpec, 4, 0, 0))
+        );
+        // A tree without totals claims nothing.
+        assert_eq!(claim_of("tap/node.tap"), None);
+    }
+
+    #[test]
+    fn claims_hold_on_any_interleaving() {
+        for rel in [
+            "sample.txt",
+            "sample.color.txt",
+            "nested.txt",
+            "hooks.txt",
+            "todo.txt",
+            "pattern.txt",
+            "files.txt",
+        ] {
+            let text = std::fs::read_to_string(fixture(&format!("node-spec/{rel}"))).expect("read");
+            crate::results::testkit::assert_claims_hold(ReportFormat::NodeSpec, &text, 500);
+        }
+    }
+
     #[test]
     fn a_failing_hook_is_one_failure() {
         // node: tests 4, suites 1, pass 4, fail 0: it counts "parent test" and not the suite
@@ -858,6 +1043,24 @@ test at a.mjs:4:1
         assert_eq!(counts(&run), (1, 1, 0));
         assert_eq!(run.failures[0].suite.as_deref(), Some("s"));
         assert_eq!(run.failures[0].message.as_deref(), Some("Error: x"));
+    }
+
+    #[test]
+    fn a_failing_todo_in_the_failing_section_is_no_failure() {
+        // The tree lost "b"; the totals and the failing section know it, and list the todo
+        // that failed too.
+        let text = "✔ a (1.5ms)\n✖ t (1.0ms) # TODO\n  Error: x\n\
+                    ℹ tests 3\nℹ pass 1\nℹ fail 1\nℹ todo 1\n\n✖ failing tests:\n\n\
+                    test at a.mjs:2:1\n✖ t (1.0ms) # TODO\n  Error: x\n\n\
+                    test at a.mjs:3:1\n✖ b (2.1ms)\n  Error: boom\n";
+        let run = read_text(text).expect("spec output");
+        assert_eq!(counts(&run), (1, 1, 1));
+        let b: Vec<_> = run
+            .failures
+            .iter()
+            .map(|c| (c.name.as_str(), c.line, c.message.as_deref()))
+            .collect();
+        assert_eq!(b, [("b", Some(3), Some("Error: boom"))]);
     }
 
     #[test]

@@ -1,10 +1,19 @@
 //! TAP 12, 13 and 14 (plan, SKIP/TODO, `Bail out!`, YAML diagnostics, indented subtests), read
-//! line by line from a report file or from a suite's captured output among other noise.
+//! line by line from a report file or from a suite's captured output among other noise; node:test's
+//! TAP reporter (`node --test --test-reporter=tap`) with its `type: 'suite'` diagnostics and its
+//! closing `# tests/suites/pass/fail/cancelled/skipped/todo` comments.
+//!
+//! Counting rules (the full statement is on [`TapParser`]): only leaves count; `# SKIP` and
+//! `# TODO` are skipped whatever `ok`/`not ok` says (a todo that fails is a todo); a node
+//! `describe` that holds no counted test (empty, skipped, todo, all its tests filtered out) is
+//! no test, unless it failed on its own; planned tests that never ran fail. node's closing
+//! comments are its claim, `cancelled` a failure and `todo` skipped, less the tests with
+//! subtests that node counts as tests too; the run is never read below it.
 
 use super::detect::MAX_NAME_BYTES;
 use super::line_reader::LineReader;
 use super::model::{
-    MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase, TestRun,
+    Claim, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase, TestRun,
     classify_failure, truncate_utf8,
 };
 
@@ -23,13 +32,26 @@ const MAX_YAML_BYTES: usize = 64 * 1024;
 ///   `it`s counts three tests, not four. The one exception: a parent that is `not ok` although
 ///   none of its children failed (a failing `after` hook, a subtest plan gone wrong) is counted
 ///   as one failed case, so that failure is not lost.
-/// - `# SKIP` and `# TODO` (any case) count as skipped, whatever `ok`/`not ok` says.
+/// - `# SKIP` and `# TODO` (any case) count as skipped, whatever `ok`/`not ok` says: node
+///   prints a todo test that fails as `not ok … # TODO`, and counts it as a todo, not a failure.
+/// - A test point whose diagnostics say `type: 'suite'` (node's `describe`) is not a test: when
+///   no test inside it was counted (an empty `describe`, a skipped or todo one, one whose tests
+///   all failed to be counted) it counts nothing, as node's `# tests` does not, unless it is
+///   `not ok` without a directive (its callback threw, a hook failed): then it is one failure.
+///   A `describe` whose tests a name pattern filtered out is a parent of skipped tests.
 /// - Tests a plan announced but that never ran count as failed, named "missing test N"; more
 ///   test points than planned add one failed case, "plan mismatch".
 /// - `Bail out!` ends the stream: one failed case named after the reason stands for it, and
 ///   the planned tests that did not run count as failed (at least one failure in all).
 /// - The stream is TAP when it has a `TAP version` line or a plan, and at least one test point,
-///   a `1..0` plan (zero tests) or a bail-out.
+///   a `1..0` plan (zero tests) or a bail-out. A `TAP version` line after test points starts
+///   another stream (the runner ran twice): the two add up, each with its own plan.
+/// - node's closing comments (`# tests`, `# pass`, `# fail`, `# cancelled`, `# skipped`,
+///   `# todo`, at the top level) are its summary: `fail` + `cancelled` failed, `skipped` +
+///   `todo` skipped. node also counts a test with subtests as a test, which here is a parent:
+///   the claim is node's totals less those parents, by their outcome, so that on node's own
+///   output it equals the reading. Summaries add up. The run is never below its claim (fewer
+///   failures or fewer tests), whatever lines were lost: the claim's counts are taken instead.
 pub(crate) struct TapParser {
     run: TestRun,
     saw_version: bool,
@@ -40,6 +62,42 @@ pub(crate) struct TapParser {
     levels: Vec<Level>,
     pending: Option<Pending>,
     yaml: Option<YamlBlock>,
+    /// node's closing comments, summed over the streams.
+    totals: Totals,
+    /// Tests with subtests that were not counted (parents), by outcome: node counts them.
+    parents: Counts,
+}
+
+/// node's `# tests`, `# pass`, … comments.
+#[derive(Default)]
+struct Totals {
+    seen_tests: bool,
+    seen_pass: bool,
+    seen_fail: bool,
+    pass: u64,
+    fail: u64,
+    cancelled: u64,
+    skipped: u64,
+    todo: u64,
+}
+
+/// Tests by outcome.
+#[derive(Default, Clone, Copy)]
+struct Counts {
+    passed: u64,
+    failed: u64,
+    skipped: u64,
+}
+
+impl Counts {
+    fn add(&mut self, outcome: Outcome) {
+        let n = match outcome {
+            Outcome::Passed => &mut self.passed,
+            Outcome::Failed => &mut self.failed,
+            Outcome::Skipped => &mut self.skipped,
+        };
+        *n = n.saturating_add(1);
+    }
 }
 
 #[derive(Default)]
@@ -69,11 +127,31 @@ impl Tally {
     }
 }
 
-/// The last test point, until we know whether a YAML block follows it.
+/// The last test point, until its YAML block (if any) has been read: the block may say it is a
+/// suite, and completes a failure kept.
 struct Pending {
     depth: usize,
+    outcome: Outcome,
+    /// Counted as a leaf (or as a parent that failed on its own).
+    counted: bool,
+    /// Test points were counted in the subtest block it closes.
+    parent: bool,
+    /// Its diagnostics say `type: 'suite'`.
+    suite: bool,
     /// A failure kept in full, completed by its YAML block.
     case: Option<TestCase>,
+}
+
+impl Pending {
+    /// A suite counts only as a failure of its own; a test with subtests not at all.
+    fn is_counted(&self, suite: bool) -> bool {
+        self.counted && (!suite || self.outcome == Outcome::Failed)
+    }
+
+    /// The outcome of a test with subtests that is not counted, which node counts as a test.
+    fn uncounted_parent(&self, suite: bool) -> Option<Outcome> {
+        (self.parent && !suite && !self.is_counted(suite)).then_some(self.outcome)
+    }
 }
 
 struct YamlBlock {
@@ -82,11 +160,17 @@ struct YamlBlock {
     lines: Vec<String>,
     bytes: usize,
     keep: bool,
+    /// A top-level `type: 'suite'` line was seen.
+    suite: bool,
 }
 
 impl LineReader for TapParser {
     fn feed(&mut self, line: &str) {
         TapParser::feed(self, line);
+    }
+
+    fn claim(&self) -> Option<Claim> {
+        TapParser::claim(self)
     }
 
     fn finish(self: Box<Self>) -> Option<TestRun> {
@@ -106,6 +190,8 @@ impl TapParser {
             levels: vec![Level::default()],
             pending: None,
             yaml: None,
+            totals: Totals::default(),
+            parents: Counts::default(),
         }
     }
 
@@ -140,6 +226,7 @@ impl TapParser {
                 lines: Vec::new(),
                 bytes: 0,
                 keep,
+                suite: false,
             });
             return;
         }
@@ -161,7 +248,12 @@ impl TapParser {
                     self.plan(depth, plan);
                 }
             }
-            Some(b'T') if text.starts_with("TAP version ") => self.saw_version = true,
+            Some(b'T') if text.starts_with("TAP version ") => {
+                if depth == 0 {
+                    self.end_stream();
+                }
+                self.saw_version = true;
+            }
             Some(b'B') => {
                 if let Some(reason) = text.strip_prefix("Bail out!") {
                     self.bail(reason.trim());
@@ -183,12 +275,95 @@ impl TapParser {
             && depth == 0
         {
             // node:test closes its stream with the run's wall time.
-            self.run.duration_ms = parse_millis(ms.trim());
+            if let Some(ms) = parse_millis(ms.trim()) {
+                self.run.duration_ms = Some(self.run.duration_ms.unwrap_or(0).saturating_add(ms));
+            }
+        } else if depth == 0
+            && let Some(rest) = text.strip_prefix("# ")
+        {
+            self.total(rest);
         }
+    }
+
+    /// `tests 9`, `pass 4`, … from node's closing comments; other comments are not.
+    fn total(&mut self, rest: &str) {
+        let mut words = rest.split(' ');
+        let (Some(key), Some(value), None) = (words.next(), words.next(), words.next()) else {
+            return;
+        };
+        if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
+            return;
+        }
+        let Ok(n) = value.parse::<u64>() else {
+            return;
+        };
+        let t = &mut self.totals;
+        let add = |total: &mut u64| *total = total.saturating_add(n);
+        match key {
+            "tests" => t.seen_tests = true,
+            "pass" => {
+                t.seen_pass = true;
+                add(&mut t.pass);
+            }
+            "fail" => {
+                t.seen_fail = true;
+                add(&mut t.fail);
+            }
+            "cancelled" => add(&mut t.cancelled),
+            "skipped" => add(&mut t.skipped),
+            "todo" => add(&mut t.todo),
+            _ => {}
+        }
+    }
+
+    /// node's closing comments in this crate's rules, less the parents node counts as tests;
+    /// `None` without them (a bash producer, prove's TAP).
+    pub(crate) fn claim(&self) -> Option<Claim> {
+        let t = &self.totals;
+        if !(t.seen_tests && t.seen_pass && t.seen_fail && self.is_tap()) {
+            return None;
+        }
+        // The last point is counted by `finish`: as the claim is asked for before it, count it
+        // here as it will be.
+        let mut parents = self.parents;
+        if let Some(pending) = &self.pending {
+            let suite = pending.suite || self.yaml.as_ref().is_some_and(|y| y.suite);
+            if let Some(outcome) = pending.uncounted_parent(suite) {
+                parents.add(outcome);
+            }
+        }
+        Some(Claim::new(
+            ReportFormat::Tap,
+            t.pass.saturating_sub(parents.passed),
+            t.fail
+                .saturating_add(t.cancelled)
+                .saturating_sub(parents.failed),
+            t.skipped
+                .saturating_add(t.todo)
+                .saturating_sub(parents.skipped),
+        ))
     }
 
     /// The run, or `None` when what was fed is not a TAP stream.
     pub(crate) fn finish(mut self) -> Option<TestRun> {
+        self.end_stream();
+        if !self.is_tap() {
+            return None;
+        }
+        if let Some(claim) = self.claim() {
+            hold_to_claim(&mut self.run, &claim);
+        }
+        Some(self.run)
+    }
+
+    /// A `TAP version` line or a plan, and a test point, a `1..0` plan or a bail-out.
+    fn is_tap(&self) -> bool {
+        (self.saw_version || self.saw_plan) && (self.saw_point || self.saw_zero_plan || self.bailed)
+    }
+
+    /// Close the stream read so far: its open subtests and its plan. The next lines, if any,
+    /// are a new stream.
+    fn end_stream(&mut self) {
         self.end_yaml();
         self.flush_pending();
         if !self.bailed {
@@ -199,9 +374,8 @@ impl TapParser {
                 self.count_missing(&top, None);
             }
         }
-        let is_tap = (self.saw_version || self.saw_plan)
-            && (self.saw_point || self.saw_zero_plan || self.bailed);
-        is_tap.then_some(self.run)
+        self.levels.clear();
+        self.levels.push(Level::default());
     }
 
     fn plan(&mut self, depth: usize, count: u64) {
@@ -237,31 +411,26 @@ impl TapParser {
         let number = point.number.unwrap_or(level.points);
         let children = std::mem::take(&mut level.children);
         let counted = !children.counted || (outcome == Outcome::Failed && !children.failed);
-        if counted {
-            level.tally.add(Tally {
-                counted: true,
-                failed: outcome == Outcome::Failed,
-            });
-        }
         let mut case = None;
-        if counted {
-            match outcome {
-                Outcome::Passed => self.run.passed += 1,
-                Outcome::Skipped => self.run.skipped += 1,
-                Outcome::Failed if self.run.failures.len() < MAX_KEPT_FAILURES => {
-                    let name = if point.description.is_empty() {
-                        format!("test {number}")
-                    } else {
-                        truncate_utf8(&unescape(point.description), MAX_NAME_BYTES)
-                    };
-                    let mut failed = TestCase::failed(name, None);
-                    failed.suite = suite;
-                    case = Some(failed);
-                }
-                Outcome::Failed => self.run.failed += 1,
-            }
+        if counted && outcome == Outcome::Failed && self.run.failures.len() < MAX_KEPT_FAILURES {
+            let name = if point.description.is_empty() {
+                format!("test {number}")
+            } else {
+                truncate_utf8(&unescape(point.description), MAX_NAME_BYTES)
+            };
+            let mut failed = TestCase::failed(name, None);
+            failed.suite = suite;
+            case = Some(failed);
         }
-        self.pending = Some(Pending { depth, case });
+        // Counted once its diagnostics have said whether it is a suite.
+        self.pending = Some(Pending {
+            depth,
+            outcome,
+            counted,
+            parent: children.counted,
+            suite: false,
+            case,
+        });
     }
 
     fn bail(&mut self, reason: &str) {
@@ -378,12 +547,28 @@ impl TapParser {
         (!names.is_empty()).then(|| truncate_utf8(&names.join(" > "), MAX_NAME_BYTES))
     }
 
+    /// Count the last test point.
     fn flush_pending(&mut self) {
-        if let Some(Pending {
-            case: Some(case), ..
-        }) = self.pending.take()
-        {
-            self.run.record(case);
+        let Some(pending) = self.pending.take() else {
+            return;
+        };
+        if !pending.is_counted(pending.suite) {
+            if let Some(outcome) = pending.uncounted_parent(pending.suite) {
+                self.parents.add(outcome);
+            }
+            return;
+        }
+        if let Some(level) = self.levels.get_mut(pending.depth) {
+            level.tally.add(Tally {
+                counted: true,
+                failed: pending.outcome == Outcome::Failed,
+            });
+        }
+        match (pending.outcome, pending.case) {
+            (Outcome::Passed, _) => self.run.passed = self.run.passed.saturating_add(1),
+            (Outcome::Skipped, _) => self.run.skipped = self.run.skipped.saturating_add(1),
+            (Outcome::Failed, Some(case)) => self.run.record(case),
+            (Outcome::Failed, None) => self.run.failed = self.run.failed.saturating_add(1),
         }
     }
 
@@ -391,11 +576,11 @@ impl TapParser {
         let Some(yaml) = self.yaml.take() else {
             return;
         };
-        if let Some(Pending {
-            case: Some(case), ..
-        }) = &mut self.pending
-        {
-            apply_yaml(case, &parse_yaml(&yaml.lines));
+        if let Some(pending) = &mut self.pending {
+            pending.suite |= yaml.suite;
+            if let Some(case) = &mut pending.case {
+                apply_yaml(case, &parse_yaml(&yaml.lines));
+            }
         }
         self.flush_pending();
     }
@@ -403,10 +588,16 @@ impl TapParser {
 
 impl YamlBlock {
     fn push(&mut self, line: &str) {
+        let dedented = line.get(self.indent..).unwrap_or_else(|| line.trim_start());
+        if matches!(
+            dedented.trim_end(),
+            "type: 'suite'" | "type: suite" | "type: \"suite\""
+        ) {
+            self.suite = true;
+        }
         if !self.keep || self.bytes > MAX_YAML_BYTES {
             return;
         }
-        let dedented = line.get(self.indent..).unwrap_or_else(|| line.trim_start());
         self.bytes += dedented.len() + 1;
         self.lines.push(dedented.to_owned());
     }
@@ -726,6 +917,27 @@ fn split_location(at: &str) -> Option<(String, Option<u32>)> {
     }
 }
 
+/// Hold `run` to `claim`, a summary the framework printed: when it counts fewer failures or
+/// fewer tests, it takes the worse of the two readings (as `results::floor` does): the claim's
+/// counts when they cover the run's, else the most failures, the fewest passes and the rest
+/// skipped. The failures it named are kept; those only the claim knows stay unnamed.
+pub(crate) fn hold_to_claim(run: &mut TestRun, claim: &Claim) {
+    let covers = |failed: u64, total: u64| failed >= claim.failed && total >= claim.total();
+    if covers(run.failed, run.total()) {
+        return;
+    }
+    if claim.failed >= run.failed && claim.total() >= run.total() {
+        run.passed = claim.passed;
+        run.failed = claim.failed;
+        run.skipped = claim.skipped;
+        return;
+    }
+    let total = run.total().max(claim.total());
+    run.failed = run.failed.max(claim.failed);
+    run.passed = run.passed.min(claim.passed);
+    run.skipped = total.saturating_sub(run.failed).saturating_sub(run.passed);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -816,6 +1028,165 @@ mod tests {
         assert_eq!(hook.name, "with a failing hook");
         assert_eq!(hook.message.as_deref(), Some("cleanup failed"));
         assert_eq!(hook.line, Some(5));
+    }
+
+    fn claim_of(text: &str) -> Option<Claim> {
+        let mut parser = TapParser::new();
+        for line in text.lines() {
+            parser.feed(line);
+        }
+        parser.claim()
+    }
+
+    fn text(rel: &str) -> String {
+        std::fs::read_to_string(fixture(rel)).expect("fixture")
+    }
+
+    #[test]
+    fn failing_todos_are_todos_and_a_todo_suite_holds_tests() {
+        // node: tests 8, suites 2, pass 2, fail 1, todo 5. The three todos that fail are
+        // `not ok … # TODO` and skipped, as node counts them; the todo suite is not itself a
+        // test, and its failing child is an ordinary failure: 2 / 1 / 5.
+        let run = read("node-todo.tap");
+        assert_eq!(counts(&run), (2, 1, 5));
+        assert_eq!(names(&run), ["fails in a todo suite"]);
+        let child = &run.failures[0];
+        assert_eq!(child.suite.as_deref(), Some("todo suite"));
+        assert_eq!(
+            child.message.as_deref(),
+            Some("a todo suite does not make its tests todo")
+        );
+        assert_eq!(child.line, Some(29));
+        assert_eq!(
+            claim_of(&text("node-todo.tap")),
+            Some(Claim::new(ReportFormat::Tap, 2, 1, 5))
+        );
+    }
+
+    #[test]
+    fn an_empty_describe_is_no_test() {
+        // node: tests 0, suites 1, pass 0. It prints the describe as `ok 1 - nothing here yet`
+        // with `type: 'suite'`.
+        let run = read("node-empty.tap");
+        assert_eq!(counts(&run), (0, 0, 0));
+        assert_eq!(run.pass_rate(), None);
+        assert_eq!(
+            claim_of(&text("node-empty.tap")),
+            Some(Claim::new(ReportFormat::Tap, 0, 0, 0))
+        );
+    }
+
+    #[test]
+    fn suites_that_are_no_tests_under_a_name_pattern() {
+        // `--test-name-pattern=kept`. node: tests 6, suites 5, pass 2, fail 2, skipped 2. The
+        // empty describe, the skipped one and the empty todo one count nothing; the describe
+        // whose tests the pattern left out is the parent of 2 skipped tests; node's second
+        // failure is "kept parent", a test with subtests, which fails because its child did:
+        // 2 / 1 / 2, and so is the claim.
+        let run = read("node-pattern.tap");
+        assert_eq!(counts(&run), (2, 1, 2));
+        assert_eq!(names(&run), ["kept child fails"]);
+        assert_eq!(run.failures[0].suite.as_deref(), Some("kept parent"));
+        assert_eq!(
+            claim_of(&text("node-pattern.tap")),
+            Some(Claim::new(ReportFormat::Tap, 2, 1, 2))
+        );
+    }
+
+    #[test]
+    fn a_describe_that_throws_is_a_failure() {
+        // node 20 prints this with `# fail 0` (a suite is no test) and exits 1.
+        let run = parse(
+            "TAP version 13\n\
+             # Subtest: throws\n\
+             not ok 1 - throws\n\
+             \x20 ---\n\
+             \x20 duration_ms: 0.044185\n\
+             \x20 type: 'suite'\n\
+             \x20 location: '/tmp/skillgate-fixtures/exp/more.mjs:13:1'\n\
+             \x20 failureType: 'testCodeFailure'\n\
+             \x20 error: 'describe body broke'\n\
+             \x20 code: 'ERR_TEST_FAILURE'\n\
+             \x20 ...\n\
+             1..1\n\
+             # tests 0\n# suites 1\n# pass 0\n# fail 0\n# cancelled 0\n# skipped 0\n# todo 0\n",
+        )
+        .expect("tap");
+        assert_eq!(counts(&run), (0, 1, 0));
+        assert_eq!(names(&run), ["throws"]);
+        assert_eq!(
+            run.failures[0].message.as_deref(),
+            Some("describe body broke")
+        );
+        assert_eq!(run.failures[0].line, Some(13));
+    }
+
+    #[test]
+    fn claims_are_nodes_closing_comments() {
+        // tests 9, pass 4, fail 2, cancelled 1, skipped 1, todo 1: the cancelled test fails,
+        // the todo is skipped.
+        assert_eq!(
+            claim_of(&text("node.tap")),
+            Some(Claim::new(ReportFormat::Tap, 4, 3, 2))
+        );
+        // tests 4, pass 4: "parent test" passed with its two children, and is not a test here.
+        assert_eq!(
+            claim_of(&text("node-hooks.tap")),
+            Some(Claim::new(ReportFormat::Tap, 3, 0, 0))
+        );
+        // A bash producer prints no totals; prove's are prove's.
+        for rel in ["bash-full.tap", "bash-died.tap", "bash-bail.tap"] {
+            assert_eq!(claim_of(&text(rel)), None, "{rel}");
+        }
+        // Incomplete totals are not a summary.
+        assert_eq!(claim_of("TAP version 13\nok 1\n1..1\n# pass 1\n"), None);
+    }
+
+    #[test]
+    fn two_node_runs_in_one_stream_add_up() {
+        let both = text("node.tap") + &text("node-todo.tap");
+        let run = parse(&both).expect("tap");
+        // Each stream with its own plan: no plan mismatch.
+        assert_eq!(counts(&run), (6, 4, 7));
+        assert_eq!(
+            names(&run),
+            [
+                "collapses punctuation",
+                "| pipes | `tick` @someone <b>bold</b> ünïcödé ✓",
+                "finishes in time",
+                "fails in a todo suite",
+            ]
+        );
+        assert_eq!(
+            claim_of(&both),
+            Some(Claim::new(ReportFormat::Tap, 6, 4, 7))
+        );
+    }
+
+    #[test]
+    fn the_run_is_held_to_its_claim() {
+        // The test points were lost; node's comments say 2 passed and 1 failed.
+        let run = parse("TAP version 13\nok 1 - a\n# tests 3\n# pass 2\n# fail 1\n# cancelled 0\n")
+            .expect("tap");
+        assert_eq!(counts(&run), (2, 1, 0));
+        assert!(run.failures.is_empty());
+        // More failures read than claimed, fewer tests: the most failures, the fewest passes.
+        let mut run = TestRun::new(ReportFormat::Tap);
+        (run.passed, run.failed) = (1, 3);
+        hold_to_claim(&mut run, &Claim::new(ReportFormat::Tap, 4, 1, 1));
+        assert_eq!(counts(&run), (1, 3, 2));
+    }
+
+    #[test]
+    fn claims_hold_on_any_interleaving() {
+        for rel in [
+            "node.tap",
+            "node-todo.tap",
+            "node-pattern.tap",
+            "node-hooks.tap",
+        ] {
+            crate::results::testkit::assert_claims_hold(ReportFormat::Tap, &text(rel), 500);
+        }
     }
 
     #[test]

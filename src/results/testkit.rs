@@ -91,7 +91,10 @@ pub(crate) fn interleaving(lines: &[&str], seed: u64) -> Vec<String> {
 }
 
 /// Feed `lines` to `format`'s reader alone: its claim and its run.
-pub(crate) fn read_with(format: ReportFormat, lines: &[String]) -> (Option<Claim>, Option<TestRun>) {
+pub(crate) fn read_with(
+    format: ReportFormat,
+    lines: &[String],
+) -> (Option<Claim>, Option<TestRun>) {
     let mut reader = reader_for(format).expect("a line format");
     for line in lines {
         reader.feed(&super::detect::terminal_text(line));

@@ -1,6 +1,17 @@
 //! Python unittest's report (`python -m unittest`, verbose or not; Django's runner prints the
-//! same): `Ran N tests` and `OK`/`FAILED (…)` give the counts, the `FAIL:`/`ERROR:` blocks the
-//! failures.
+//! same): `Ran N tests` and `OK`/`FAILED (…)` give the counts, the `FAIL:`/`ERROR:` blocks and
+//! the `UNEXPECTED SUCCESS:` lines the failures.
+//!
+//! Counting rules (the full statement is on [`UnittestReader`]):
+//! - `failures`, `errors` and `unexpected successes` are failed (an unexpected success makes
+//!   unittest print `FAILED`); `skipped` and `expected failures` are skipped.
+//! - What unittest counts as a failure is one failed test: each failing subtest, and each error
+//!   of a class or module fixture. `Ran N` counts a method once however many of its subtests
+//!   failed, and a fixture not at all, so the total is `Ran` plus those further failures:
+//!   `Ran 2 tests`, `FAILED (failures=3)` from three failing subtests of one method and one
+//!   passing method reads 1 passed, 3 failed. Failures are never fewer than unittest's own
+//!   `failures` + `errors` + `unexpected successes`, and passed + failed + skipped is the total.
+//! - The claim ([`LineReader::claim`]) is `Ran` and the status line alone, in these rules.
 
 use std::collections::HashSet;
 use std::collections::hash_map::DefaultHasher;
@@ -9,7 +20,7 @@ use std::hash::{Hash, Hasher};
 use super::detect::MAX_NAME_BYTES;
 use super::line_reader::LineReader;
 use super::model::{
-    MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, ReportFormat, TestCase, TestRun, truncate_utf8,
+    Claim, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, ReportFormat, TestCase, TestRun, truncate_utf8,
 };
 
 /// A count beyond this is not unittest's (no suite runs four billion tests): refusing it keeps
@@ -35,13 +46,21 @@ const SEPARATOR2: &str = "------------------------------------------------------
 /// unittest's text report, read line by line from either stream (unittest writes to stderr).
 ///
 /// Counting rules:
-/// - `Ran N tests` is the number of tests; `failures` and `errors` count as failed, `skipped`
-///   and `expected failures` as skipped, and the rest of the tests that ran as passed, so
-///   `unexpected successes` count as passed (the test body did pass).
-/// - Each failing subtest is one failure and each error in a class or module fixture
-///   (`setUpClass`, …) one error, as unittest counts them, though `Ran` counts the test once (or,
-///   for a fixture, not at all): these extra failures are not taken from the passes, and the
-///   total is then larger than `Ran`.
+/// - The status line gives the failures and skips: `failures` + `errors` + `unexpected
+///   successes` are failed (a test marked `@expectedFailure` that passed fails the run, as
+///   unittest's own `FAILED` says), `skipped` + `expected failures` are skipped.
+/// - The unit is what unittest counts in its status line: each failing subtest is one failed
+///   test, and so is each error of a class or module fixture (`setUpClass`, …). `Ran N` counts
+///   a method once however many of its subtests failed, and a fixture not at all: a method
+///   whose subtests failed stands for as many failed tests as it printed FAIL/ERROR blocks, a
+///   fixture error for one more. So total = `Ran` + (blocks of a method beyond its first) +
+///   (fixture errors), passed = total − failed − skipped, and passed + failed + skipped = total.
+///   Failed is never fewer than unittest's `failures` + `errors` + `unexpected successes`: it is
+///   that sum.
+/// - unittest counts each skipped subtest in `skipped=` too, and only the verbose lines (not
+///   read) say which method it belongs to: such skips are taken from the passes, never from
+///   the failures. When they outnumber the passes, passed is 0 and the total is failed +
+///   skipped.
 /// - Verbose lines (`test_x (…) ... ok`) and progress characters are not read: the closing
 ///   lines count every test and the blocks name every failure, whereas test output on the same
 ///   stream can break those lines up.
@@ -63,6 +82,8 @@ pub(crate) struct UnittestReader {
     extra: u64,
     /// Hashes of the tests that failed in the run in progress, at most [`MAX_TRACKED_TESTS`].
     failed_tests: HashSet<u64>,
+    /// What the closing lines of the runs read so far said, in this crate's rules.
+    claimed: Option<Claim>,
 }
 
 /// Where in the list of blocks a line is.
@@ -72,6 +93,9 @@ enum State {
     Outside,
     /// After `=====`: a `FAIL: …`, `ERROR: …` or `UNEXPECTED SUCCESS: …` line follows.
     Heading,
+    /// Among the `UNEXPECTED SUCCESS: …` lines (3.11+), which share one `=====` and may each
+    /// be followed by the test's docstring line, until `-----`.
+    Unexpected,
     /// After a block's heading: the docstring's first line, until `-----`.
     Description,
     /// The traceback, until the next `=====` or `-----`.
@@ -90,7 +114,23 @@ struct Status {
     errors: u64,
     skipped: u64,
     expected_failures: u64,
+    unexpected_successes: u64,
 }
+
+impl Status {
+    /// In this crate's rules. Each count is at most [`MAX_COUNT`]: the sums cannot overflow.
+    fn failed(&self) -> u64 {
+        self.failures + self.errors + self.unexpected_successes
+    }
+
+    fn skipped(&self) -> u64 {
+        self.skipped + self.expected_failures
+    }
+}
+
+/// What an unexpected success is, for its message: unittest prints no traceback for it.
+const UNEXPECTED_SUCCESS: &str =
+    "unexpected success: the test is marked @expectedFailure but passed";
 
 /// One FAIL or ERROR block, read as it streams by.
 struct Block {
@@ -112,6 +152,13 @@ impl LineReader for UnittestReader {
         UnittestReader::feed(self, line);
     }
 
+    /// `Ran N tests` and the status line after it, summed over the runs: failed is
+    /// `failures + errors + unexpected successes`, skipped `skipped + expected failures`, passed
+    /// the rest of `Ran`. A run whose status line is missing claims nothing.
+    fn claim(&self) -> Option<Claim> {
+        self.claimed.clone()
+    }
+
     fn finish(self: Box<Self>) -> Option<TestRun> {
         UnittestReader::finish(*self)
     }
@@ -131,6 +178,7 @@ impl UnittestReader {
             blocks: 0,
             extra: 0,
             failed_tests: HashSet::new(),
+            claimed: None,
         }
     }
 
@@ -169,6 +217,12 @@ impl UnittestReader {
                 }
             }
             State::Heading => self.heading(line),
+            State::Unexpected => {
+                // Any other line is the docstring of the test named above it.
+                if let Some(description) = line.strip_prefix("UNEXPECTED SUCCESS: ") {
+                    self.unexpected_success(description);
+                }
+            }
             State::Description => {}
             State::Body => {
                 if let Some(block) = &mut self.block {
@@ -188,30 +242,22 @@ impl UnittestReader {
     }
 
     fn heading(&mut self, line: &str) {
+        if let Some(description) = line.strip_prefix("UNEXPECTED SUCCESS: ") {
+            self.unexpected_success(description);
+            self.state = State::Unexpected;
+            return;
+        }
         let Some(description) = line
             .strip_prefix("ERROR: ")
             .or_else(|| line.strip_prefix("FAIL: "))
         else {
-            // `UNEXPECTED SUCCESS: …` lines (not failures) follow one `=====` together.
-            if !line.is_empty() && !line.starts_with("UNEXPECTED SUCCESS: ") {
+            if !line.is_empty() {
                 self.state = State::Outside;
             }
             return;
         };
         let test = Description::parse(description);
-        self.blocks += 1;
-        if FIXTURES.contains(&test.name) || !self.note_failed_test(&test) {
-            self.extra += 1;
-        }
-        let room = self.run.failures.len() + self.cases.len() < MAX_KEPT_FAILURES;
-        let test_name = room.then(|| {
-            let name = if test.subtest.is_empty() {
-                test.name.to_owned()
-            } else {
-                format!("{} {}", test.name, test.subtest)
-            };
-            (truncate_name(&name), test.suite.map(truncate_name))
-        });
+        let test_name = self.count_failed(&test);
         self.block = Some(Block {
             test: test_name,
             modules: test.modules(),
@@ -221,6 +267,34 @@ impl UnittestReader {
             message: String::new(),
         });
         self.state = State::Description;
+    }
+
+    /// One `UNEXPECTED SUCCESS: …` line: a failed test, with no traceback.
+    fn unexpected_success(&mut self, description: &str) {
+        let test = Description::parse(description);
+        if let Some((name, suite)) = self.count_failed(&test) {
+            let mut case = TestCase::failed(name, Some(UNEXPECTED_SUCCESS.to_owned()));
+            case.suite = suite;
+            self.cases.push(case);
+        }
+    }
+
+    /// Count a failure block (or line) of `test`; its name and suite when there is room to
+    /// keep it.
+    fn count_failed(&mut self, test: &Description<'_>) -> Option<(String, Option<String>)> {
+        self.blocks = self.blocks.saturating_add(1);
+        if FIXTURES.contains(&test.name) || !self.note_failed_test(test) {
+            self.extra = self.extra.saturating_add(1);
+        }
+        let room = self.run.failures.len() + self.cases.len() < MAX_KEPT_FAILURES;
+        room.then(|| {
+            let name = if test.subtest.is_empty() {
+                test.name.to_owned()
+            } else {
+                format!("{} {}", test.name, test.subtest)
+            };
+            (truncate_name(&name), test.suite.map(truncate_name))
+        })
     }
 
     /// Remember that the test failed; false when it had failed already (another subtest).
@@ -248,10 +322,11 @@ impl UnittestReader {
         let Some(ran) = self.ran.take() else {
             return;
         };
-        let (failed, skipped) = match status {
-            Some(s) => (s.failures + s.errors, s.skipped + s.expected_failures),
+        let (failed, skipped) = match &status {
+            Some(s) => (s.failed(), s.skipped()),
             None => (self.blocks, 0),
         };
+        // The methods among `Ran` that failed: the failures less those `Ran` does not count.
         let failed_tests = failed.saturating_sub(self.extra);
         let passed = ran
             .tests
@@ -260,6 +335,17 @@ impl UnittestReader {
         self.run.passed = add(self.run.passed, passed);
         self.run.failed = add(self.run.failed, failed);
         self.run.skipped = add(self.run.skipped, skipped);
+        if status.is_some() {
+            // The closing lines alone: no further failures are known, so fewer passes are
+            // claimed than read whenever a method's subtests failed more than once.
+            let claim = self
+                .claimed
+                .get_or_insert_with(|| Claim::new(ReportFormat::Unittest, 0, 0, 0));
+            let claimed_passed = ran.tests.saturating_sub(skipped.saturating_add(failed));
+            claim.passed = add(claim.passed, claimed_passed);
+            claim.failed = add(claim.failed, failed);
+            claim.skipped = add(claim.skipped, skipped);
+        }
         if let Some(ms) = ran.duration_ms {
             self.run.duration_ms = Some(self.run.duration_ms.unwrap_or(0).saturating_add(ms));
         }
@@ -439,6 +525,7 @@ fn parse_status(line: &str) -> Option<Status> {
             "errors" => status.errors = n,
             "skipped" => status.skipped = n,
             "expected failures" => status.expected_failures = n,
+            "unexpected successes" => status.unexpected_successes = n,
             _ => {}
         }
     }
@@ -493,6 +580,14 @@ mod tests {
         (run.passed, run.failed, run.skipped)
     }
 
+    fn claim_of(text: &str) -> Option<Claim> {
+        let mut reader = UnittestReader::new();
+        for line in text.lines() {
+            reader.feed(line);
+        }
+        LineReader::claim(&reader)
+    }
+
     fn names(run: &TestRun) -> Vec<&str> {
         run.failures.iter().map(|c| c.name.as_str()).collect()
     }
@@ -508,8 +603,9 @@ mod tests {
         "mixed-v.3.13.txt",
     ];
 
-    /// The mixed suite's failures, ERROR blocks first as unittest prints them.
-    const MIXED_FAILED: [&str; 14] = [
+    /// The mixed suite's failures, ERROR blocks first as unittest prints them, then FAIL blocks;
+    /// from 3.11 on the unexpected success follows, named on a line of its own.
+    const MIXED_FAILED: [&str; 15] = [
         "setUpClass",
         "test_chained",
         "test_error",
@@ -524,27 +620,31 @@ mod tests {
         "test_even (i=1)",
         "test_even (i=3)",
         "test_hostile_message [| pipe | `tick` @someone <b>bold</b>]",
+        "test_unexpected_success",
     ];
 
     #[test]
     fn every_fixture_matches_unittests_own_closing_lines() {
         // `Ran 16 tests` / `FAILED (failures=8, errors=6, skipped=1, expected failures=1,
-        // unexpected successes=1)`: failed = 8 + 6, skipped = 1 + 1. Of the 14 failures, the
+        // unexpected successes=1)`: failed = 8 + 6 + 1, skipped = 1 + 1. Of the 15 failures, the
         // setUpClass error and test_even's second failing subtest are not among the 16 tests
-        // that ran, so 16 - 2 - 12 = 2 passed: test_passes and the unexpected success.
+        // that ran, so 16 - 2 - 13 = 1 passed: test_passes. Total 18 = 16 + those 2.
         for file in MIXED {
             let run = read(file);
             assert_eq!(run.framework, "unittest");
             assert_eq!(run.format, ReportFormat::Unittest);
-            assert_eq!(counts(&run), (2, 14, 2), "{file}");
-            assert_eq!(names(&run), MIXED_FAILED, "{file}");
+            assert_eq!(counts(&run), (1, 15, 2), "{file}");
+            // Python 3.10 prints no line for the unexpected success: it is counted, unnamed.
+            let named = if file == "mixed-v.3.10.txt" { 14 } else { 15 };
+            assert_eq!(names(&run), MIXED_FAILED[..named], "{file}");
             assert!(run.duration_ms.is_some(), "{file}");
         }
         // discover also loads test_broken_import.py: `Ran 17 tests`, errors=7.
         for file in ["discover-v.txt", "discover-quiet.txt"] {
             let run = read(file);
-            assert_eq!(counts(&run), (2, 15, 2), "{file}");
+            assert_eq!(counts(&run), (1, 16, 2), "{file}");
             assert_eq!(run.failures[0].name, "test_broken_import", "{file}");
+            assert_eq!(run.failures.len(), 16, "{file}");
         }
         // `Ran 2 tests` / `FAILED (errors=1)`.
         assert_eq!(counts(&read("syntax-v.txt")), (1, 1, 0));
@@ -563,6 +663,138 @@ mod tests {
             let run = read(file);
             assert_eq!(counts(&run), (0, 0, 0), "{file}");
             assert_eq!(run.pass_rate(), None);
+        }
+    }
+
+    #[test]
+    fn several_failing_subtests_of_one_method() {
+        // `Ran 2 tests` / `FAILED (failures=3)`: one method with three failing subtests and one
+        // passing method. Each failing subtest is a failed test, the method is not counted
+        // again: 1 passed, 3 failed, total 4 = 2 + the 2 further subtests.
+        for file in [
+            "subtests-v.txt",
+            "subtests-quiet.txt",
+            "subtests-v.3.10.txt",
+            "subtests-v.3.13.txt",
+        ] {
+            let run = read(file);
+            assert_eq!(counts(&run), (1, 3, 0), "{file}");
+            assert_eq!(
+                names(&run),
+                [
+                    "test_every_port_is_privileged (port=8080)",
+                    "test_every_port_is_privileged (port=8443)",
+                    "test_every_port_is_privileged (port=9000)",
+                ],
+                "{file}"
+            );
+            let last = &run.failures[2];
+            assert_eq!(last.suite.as_deref(), Some("test_subtests.Ports"), "{file}");
+            assert_eq!(
+                (last.file.as_deref(), last.line),
+                (
+                    Some("/tmp/skillgate-fixtures/unittest/subtests/test_subtests.py"),
+                    Some(13)
+                ),
+                "{file}"
+            );
+            assert_eq!(
+                first_line(last),
+                Some("AssertionError: 9000 not less than 1024 : port 9000 is not privileged"),
+                "{file}"
+            );
+            // The closing lines alone cannot tell the subtests apart: 2 - 3 → 0 passed.
+            assert_eq!(
+                claim_of(&fixture_text(file)),
+                Some(Claim::new(ReportFormat::Unittest, 0, 3, 0)),
+                "{file}"
+            );
+        }
+    }
+
+    #[test]
+    fn skipped_subtests_are_taken_from_the_passes() {
+        // `Ran 3 tests` / `FAILED (failures=1, skipped=4)`: test_passes passed, one method
+        // skipped three subtests, another skipped one and failed one. Which method a skip
+        // belongs to is not printed: 3 - 4 - 1 → 0 passed, never fewer failures.
+        let run = read("subskips-quiet.txt");
+        assert_eq!(counts(&run), (0, 1, 4));
+        assert_eq!(names(&run), ["test_one_skips_one_fails (step='checksum')"]);
+        assert_eq!(
+            claim_of(&fixture_text("subskips-quiet.txt")),
+            Some(Claim::new(ReportFormat::Unittest, 0, 1, 4))
+        );
+    }
+
+    #[test]
+    fn unexpected_successes_are_failures() {
+        // `Ran 4 tests` / `FAILED (expected failures=1, unexpected successes=2)`: 2 failed, the
+        // expected failure skipped, test_passes passed. From 3.11 on unittest names them on
+        // `UNEXPECTED SUCCESS:` lines under one `=====`, a docstring line after one of them.
+        for file in [
+            "unexpected-v.txt",
+            "unexpected-quiet.txt",
+            "unexpected-v.3.13.txt",
+        ] {
+            let run = read(file);
+            assert_eq!(counts(&run), (1, 2, 1), "{file}");
+            assert_eq!(
+                names(&run),
+                ["test_documented_fix", "test_fixed_already"],
+                "{file}"
+            );
+            for case in &run.failures {
+                assert_eq!(case.suite.as_deref(), Some("test_unexpected.Expectations"));
+                assert_eq!(case.message.as_deref(), Some(UNEXPECTED_SUCCESS));
+                assert_eq!((case.file.as_deref(), case.line), (None, None));
+            }
+            assert_eq!(
+                claim_of(&fixture_text(file)),
+                Some(Claim::new(ReportFormat::Unittest, 1, 2, 1)),
+                "{file}"
+            );
+        }
+        // Python 3.10 only counts them.
+        let run = read("unexpected-v.3.10.txt");
+        assert_eq!(counts(&run), (1, 2, 1));
+        assert!(run.failures.is_empty());
+    }
+
+    #[test]
+    fn claims_are_the_closing_lines() {
+        // `Ran 16 tests` / `FAILED (failures=8, errors=6, skipped=1, expected failures=1,
+        // unexpected successes=1)`: 16 - 15 - 2 → 0 passed; the reader's 1 passed, 15 failed,
+        // 2 skipped holds it.
+        for file in MIXED {
+            assert_eq!(
+                claim_of(&fixture_text(file)),
+                Some(Claim::new(ReportFormat::Unittest, 0, 15, 2)),
+                "{file}"
+            );
+        }
+        assert_eq!(
+            claim_of(&fixture_text("pass-quiet.txt")),
+            Some(Claim::new(ReportFormat::Unittest, 3, 0, 0))
+        );
+        for file in ["empty-quiet.txt", "empty-quiet.3.13.txt"] {
+            assert_eq!(
+                claim_of(&fixture_text(file)),
+                Some(Claim::new(ReportFormat::Unittest, 0, 0, 0)),
+                "{file}"
+            );
+        }
+        assert_eq!(claim_of("Ran 3 tests in 0.1s\n"), None);
+        assert_eq!(claim_of("FAILED (failures=3)\n"), None);
+    }
+
+    #[test]
+    fn claims_hold_on_any_interleaving() {
+        for file in ["mixed-v.txt", "subtests-quiet.txt", "unexpected-v.txt"] {
+            crate::results::testkit::assert_claims_hold(
+                ReportFormat::Unittest,
+                &fixture_text(file),
+                500,
+            );
         }
     }
 
@@ -696,6 +928,8 @@ mod tests {
                     assertion,
                     Some("AssertionError: ünïcödé ✗")
                 ),
+                // No traceback: unittest only names it.
+                (outcomes, None, None, assertion, Some(UNEXPECTED_SUCCESS)),
             ]
         );
         // The whole exception text, up to the block's end.
@@ -718,7 +952,9 @@ mod tests {
                 .map(|c| (c.name.clone(), c.suite.clone(), c.line, c.kind))
                 .collect::<Vec<_>>()
         };
-        assert_eq!(view(&modern), view(&older));
+        // All but the unexpected success, which 3.10 does not name.
+        assert_eq!(view(&modern)[..14], view(&older));
+        assert_eq!(counts(&modern), counts(&older));
     }
 
     #[test]
@@ -763,9 +999,13 @@ mod tests {
             .get(..text.find("\nFAILED (").expect("status"))
             .expect("cut");
         let run = parse(cut).expect("Ran was read");
-        // 14 blocks, 2 of them not among the 16 tests; skips are unknown.
-        assert_eq!(counts(&run), (4, 14, 0));
-        assert_eq!(run.failures.len(), 14);
+        // 14 blocks and the unexpected success, 2 of them not among the 16 tests; skips are
+        // unknown, and so no summary is claimed.
+        assert_eq!(counts(&run), (3, 15, 0));
+        assert_eq!(run.failures.len(), 15);
+        let mut reader = UnittestReader::new();
+        cut.lines().for_each(|line| reader.feed(line));
+        assert_eq!(LineReader::claim(&reader), None);
         // Without `Ran`, nothing: verbose lines and blocks are not counted on their own.
         let cut = text.get(..text.find("\nRan ").expect("Ran")).expect("cut");
         assert_eq!(parse(cut), None);
@@ -778,8 +1018,13 @@ mod tests {
     fn runs_in_one_stream_add_up() {
         let text = fixture_text("pass-v.txt") + &fixture_text("mixed-quiet.txt");
         let run = parse(&text).expect("unittest");
-        assert_eq!(counts(&run), (5, 14, 2));
-        assert_eq!(run.failures.len(), 14);
+        assert_eq!(counts(&run), (4, 15, 2));
+        assert_eq!(run.failures.len(), 15);
+        // `Ran 3` / `OK` and `Ran 16` / `FAILED (…)`: 3 + (16 - 15 - 2 → 0) passed.
+        assert_eq!(
+            claim_of(&text),
+            Some(Claim::new(ReportFormat::Unittest, 3, 15, 2))
+        );
     }
 
     #[test]
