@@ -187,3 +187,59 @@ fn the_issues_mocha_run_counts_its_five_failures() {
     assert_eq!(skill["decision"]["tier"], "human");
     assert_eq!(code, 3);
 }
+
+#[test]
+fn the_issues_jest_and_vitest_runs_count_their_failures() {
+    // jest's default reporter prints on stderr, vitest's on both streams; each wrapper exits
+    // 0 with full coverage. jest's run was read as one passing test (the exit code) and
+    // approved.
+    for (name, stdout, stderr, format) in [
+        (
+            "jest-wrapped",
+            "jest-text/issue.stdout.txt",
+            "jest-text/issue.color.stderr.txt",
+            "jest-text",
+        ),
+        (
+            "vitest-wrapped",
+            "vitest-text/issue.stdout.txt",
+            "vitest-text/issue.stderr.txt",
+            "vitest-text",
+        ),
+    ] {
+        let repo = Repo::plain();
+        skill(
+            &repo,
+            name,
+            &format!("cat '{}'\ncat '{}' >&2", fixture(stdout), fixture(stderr)),
+        );
+        let (code, doc) = run_json(&repo, &["check", "--all"]);
+        let skill = &doc["skills"][0];
+        let tests = &skill["tests"];
+        assert_eq!(tests["format"], format, "{name}");
+        assert_eq!(
+            (
+                &tests["pass_count"],
+                &tests["fail_count"],
+                &tests["skip_count"]
+            ),
+            (
+                &serde_json::json!(7),
+                &serde_json::json!(5),
+                &serde_json::json!(0)
+            ),
+            "{name}"
+        );
+        assert_eq!(
+            tests["failed_tests"].as_array().map(Vec::len),
+            Some(5),
+            "{name}"
+        );
+        assert!(
+            findings(skill, "report-disagrees").is_empty(),
+            "{name}: {skill}"
+        );
+        assert_eq!(skill["decision"]["tier"], "human", "{name}");
+        assert_eq!(code, 3);
+    }
+}

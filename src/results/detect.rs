@@ -7,7 +7,7 @@ use std::io::{self, Read};
 use std::path::Path;
 
 use super::error::ReadError;
-use super::line_reader::{self, Detector};
+use super::line_reader::{self, Detector, Merge};
 use super::lines::text_lines;
 use super::model::{ReportFormat, TestRun};
 use super::{jest, junit, mocha};
@@ -150,8 +150,12 @@ pub fn read_output(stdout: &Path, stderr: &Path) -> Result<Option<TestRun>, Read
     let mut run = chosen.next();
     for later in chosen {
         match &mut run {
-            Some(first) if line_reader::merges(first.format) => first.merge(later),
-            _ => run = Some(later),
+            Some(first) => match line_reader::merge_rule(first.format) {
+                Merge::Add => first.merge(later),
+                Merge::OneRun => first.merge_halves(later),
+                Merge::LaterWins => run = Some(later),
+            },
+            None => run = Some(later),
         }
     }
     Ok(run.map(|run| TestRun { claims, ..run }))

@@ -98,10 +98,25 @@ fn readers() -> Vec<Box<dyn LineReader>> {
     ORDER.iter().filter_map(|f| reader_for(*f)).collect()
 }
 
-/// Whether two streams' runs of `format` add up. Totals printed by a harness (the plain
-/// closing line, ad-hoc tallies) are a whole, not a part: the later stream's wins instead.
-pub(crate) fn merges(format: ReportFormat) -> bool {
-    !matches!(format, ReportFormat::Summary | ReportFormat::Adhoc)
+/// How two streams' runs of one format combine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Merge {
+    /// Each stream ran tests of its own: they add up.
+    Add,
+    /// Totals printed by a harness (the plain closing line, ad-hoc tallies) are a whole, not a
+    /// part: the later stream's wins.
+    LaterWins,
+    /// One run told across both streams (vitest: the tests and the summary on stdout, the
+    /// failures' details on stderr): the larger of each count, and every named failure.
+    OneRun,
+}
+
+pub(crate) fn merge_rule(format: ReportFormat) -> Merge {
+    match format {
+        ReportFormat::Summary | ReportFormat::Adhoc => Merge::LaterWins,
+        ReportFormat::VitestText => Merge::OneRun,
+        _ => Merge::Add,
+    }
 }
 
 /// How specific a format is: lower wins.

@@ -222,6 +222,21 @@ impl TestRun {
         }
     }
 
+    /// Join two halves of one run told across two streams: the larger of each count (no test is
+    /// counted twice, none lost), every named failure kept (up to the cap).
+    pub fn merge_halves(&mut self, other: TestRun) {
+        self.passed = self.passed.max(other.passed);
+        self.failed = self.failed.max(other.failed);
+        self.skipped = self.skipped.max(other.skipped);
+        self.duration_ms = self.duration_ms.max(other.duration_ms);
+        let room = MAX_KEPT_FAILURES.saturating_sub(self.failures.len());
+        self.failures.extend(other.failures.into_iter().take(room));
+        self.failed = self.failed.max(self.failures.len() as u64);
+        let room = MAX_KEPT_FAILURES.saturating_sub(self.flaky.len());
+        self.flaky.extend(other.flaky.into_iter().take(room));
+        self.claims.extend(other.claims);
+    }
+
     /// Add another run's counts and failures into this one (several reports from one suite).
     pub fn merge(&mut self, other: TestRun) {
         self.passed += other.passed;
