@@ -4,7 +4,7 @@
 use super::detect::MAX_NAME_BYTES;
 use super::line_reader::LineReader;
 use super::model::{
-    MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase, TestRun,
+    Claim, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase, TestRun,
     classify_failure, truncate_utf8,
 };
 use super::summary;
@@ -138,6 +138,24 @@ impl LineReader for AdhocReader {
         } else if let Some((outcome, name)) = parse_marker(text) {
             self.mark(outcome, name, indent);
         }
+    }
+
+    /// A complete totals block is the harness's own summary (the last one printed).
+    fn claim(&self) -> Option<Claim> {
+        let (mut totals, printed_skips) = match self.block.counts() {
+            Some(counts) => counts,
+            None if self.plain_after_totals => return None,
+            None => self.totals?,
+        };
+        if !printed_skips {
+            totals.skipped = self.marked.skipped;
+        }
+        Some(Claim::new(
+            ReportFormat::Adhoc,
+            totals.passed,
+            totals.failed,
+            totals.skipped,
+        ))
     }
 
     fn finish(mut self: Box<Self>) -> Option<TestRun> {
@@ -698,6 +716,34 @@ mod tests {
             counts("Passed: 5\nFailed: 1\nlater\nPassed: 9"),
             Some((5, 1, 0))
         );
+    }
+
+    #[test]
+    fn a_totals_block_is_the_claim_and_holds_on_any_interleaving() {
+        let (claim, run) = crate::results::testkit::read_with(
+            ReportFormat::Adhoc,
+            &[
+                "✓ one".to_owned(),
+                "✗ two".to_owned(),
+                "Passed: 7".to_owned(),
+                "Failed: 1".to_owned(),
+            ],
+        );
+        let claim = claim.expect("a totals block");
+        assert_eq!((claim.passed, claim.failed, claim.skipped), (7, 1, 0));
+        let run = run.expect("a run");
+        assert_eq!((run.passed, run.failed), (7, 1));
+        // Markers alone are no summary.
+        let (claim, _) = crate::results::testkit::read_with(
+            ReportFormat::Adhoc,
+            &["✓ one".to_owned(), "✗ two".to_owned()],
+        );
+        assert_eq!(claim, None);
+        for name in ["counters", "sections", "tests-passed", "ratio"] {
+            let text =
+                std::fs::read_to_string(fixture(&format!("adhoc/{name}.stdout"))).expect("fixture");
+            crate::results::testkit::assert_claims_hold(ReportFormat::Adhoc, &text, 300);
+        }
     }
 
     #[test]
