@@ -28,6 +28,9 @@ pub struct Attempt {
     pub lint: Vec<Finding>,
     /// Reports that could not be read.
     pub warnings: Vec<String>,
+    /// Why the counts were held to a closing summary that disagreed with them (a decision's
+    /// reason), when they were.
+    pub disagreement: Option<String>,
     /// Why coverage is unknown though a report was written: it was empty, or covered nothing.
     pub coverage_unread: Option<String>,
     /// Why the counts stand for the exit code alone (`no test results could be read (exit code
@@ -155,15 +158,30 @@ pub fn read(
             )),
             Ok(Some(found)) => match &mut coverage {
                 Some(so_far) => {
-                    if let Err(why) = so_far.merge(found) {
-                        warnings.push(format!("{name}: {why}"));
+                    if let Err(mixed) = so_far.merge(found) {
+                        // Lines and statements do not add up: the lower figure stands.
+                        let kept = mixed.lower();
+                        lint.push(Finding::warning(
+                            "coverage-mixed",
+                            &skill_file,
+                            None,
+                            format!(
+                                "{name} counts {} where earlier reports count {}: they do not \
+                                 add up, so the lower coverage, {:.2} ({}), is used",
+                                mixed.other.unit.as_str(),
+                                mixed.kept.unit.as_str(),
+                                kept.ratio().unwrap_or(0.0),
+                                kept.format.as_str()
+                            ),
+                        ));
+                        *so_far = kept;
                     }
                 }
                 None => coverage = Some(found),
             },
             Ok(None)
-                if is_blank(file)
-                    && (declared_coverage.contains(file) || named_coverage(&name)) =>
+                if (declared_coverage.contains(file) || named_coverage(&name))
+                    && is_blank(file) =>
             {
                 coverage_unread.push(format!("the coverage report {name} is empty"));
             }
@@ -178,9 +196,11 @@ pub fn read(
     let mut run = match run {
         // The output's closing summaries are the floor of what the reports say, too.
         Some(mut run) => {
-            if let Ok(Some(output)) = results::read_output(&job.stdout, &job.stderr) {
-                run.claims.extend(output.claims);
-            }
+            run.claims.extend(results::read_claims(
+                &job.stdout,
+                &job.stderr,
+                &mut warnings,
+            ));
             run
         }
         None => match results::read_output(&job.stdout, &job.stderr) {
@@ -193,21 +213,31 @@ pub fn read(
                 results::from_exit_code(finished.exit_code, Some(&finished.describe(timeout)))
             }
             Err(err) => {
+                // A stream that could not be read (a document cut short) is no result, but the
+                // other's summaries still hold the exit code to what they say.
                 warnings.push(err.to_string());
                 sources.push(EXIT_CODE.to_owned());
-                results::from_exit_code(finished.exit_code, Some(&finished.describe(timeout)))
+                let mut run =
+                    results::from_exit_code(finished.exit_code, Some(&finished.describe(timeout)));
+                run.claims.extend(results::read_claims(
+                    &job.stdout,
+                    &job.stderr,
+                    &mut Vec::new(),
+                ));
+                run
             }
         },
     };
     let read_from = format!("{} ({})", sources.join(", "), run.format.as_str());
-    if let Some(disagreement) = results::floor::apply(&mut run, &read_from) {
+    let disagreement = results::floor::apply(&mut run, &read_from).map(|disagreement| {
         lint.push(Finding::warning(
             "report-disagrees",
             &skill_file,
             None,
             redact_text(&disagreement.to_string()),
         ));
-    }
+        redact_text(&disagreement.reason())
+    });
     let unread = match (sources.last().map(String::as_str), finished.exit_code) {
         (Some(EXIT_CODE), Some(code)) if finished.spawn_error.is_none() => {
             lint.push(Finding::warning(
@@ -241,26 +271,38 @@ pub fn read(
         lint,
         warnings,
         unread,
+        disagreement,
         coverage_unread,
         declared,
     }
 }
 
-/// A file of nothing but whitespace (at most a few KiB of it: larger files are not blank).
+/// A file of nothing but whitespace. Only the first few KiB are read: a larger file is not
+/// blank, however large it claims to be.
 fn is_blank(path: &Path) -> bool {
-    std::fs::read(path)
-        .ok()
-        .filter(|bytes| bytes.len() <= 4096)
-        .is_some_and(|bytes| bytes.iter().all(u8::is_ascii_whitespace))
+    use std::io::Read;
+    const MAX: u64 = 4096;
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| f.take(MAX + 1).read_to_end(&mut head));
+    read.is_ok() && head.len() as u64 <= MAX && head.iter().all(u8::is_ascii_whitespace)
 }
 
-/// A report file named as coverage tools name theirs (`lcov.info`, `coverage.xml`,
-/// `coverage-summary.json`, `cover.out`, `jacoco.xml`).
+/// A report file named as coverage tools name theirs: `lcov.info`, `coverage.xml`,
+/// `coverage-summary.json`, `coverage-final.json`, `cover.out`, `c.out.coverprofile`,
+/// `jacoco.xml`, `cobertura.xml`, `clover.xml`.
 fn named_coverage(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
-    ["cov", "jacoco", "cobertura"]
-        .iter()
-        .any(|word| name.contains(word))
+    let file = name.rsplit('/').next().unwrap_or(name).to_ascii_lowercase();
+    [
+        "coverage",
+        "lcov",
+        "jacoco",
+        "cobertura",
+        "clover",
+        "coverprofile",
+    ]
+    .iter()
+    .any(|word| file.contains(word))
+        || file.starts_with("cover.")
 }
 
 /// How many of the output's first lines a `results-unreadable` finding shows, and how much of
@@ -291,6 +333,12 @@ fn unreadable_message(code: i32, stdout: &Path, stderr: &Path) -> String {
     )
 }
 
+/// Characters that reorder or hide text without showing anything themselves: zero-width
+/// marks and joiners, bidirectional embeddings, overrides and isolates, the BOM.
+fn is_invisible_format(c: char) -> bool {
+    matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
+}
+
 /// The first non-empty lines of the streams, as a terminal shows them, cut and redacted.
 fn first_lines(paths: &[&Path]) -> Vec<String> {
     use std::io::Read;
@@ -303,17 +351,18 @@ fn first_lines(paths: &[&Path]) -> Vec<String> {
         }
         let text = String::from_utf8_lossy(&head);
         for line in text.lines() {
-            let shown = results::strip_ansi(line);
+            // Redacted whole before it is cut: a cut token is no longer recognised as one.
+            let shown = redact_text(&results::strip_ansi(line));
             let shown: String = shown
                 .chars()
-                .filter(|c| !c.is_control())
+                .filter(|c| !c.is_control() && !is_invisible_format(*c))
                 .take(SHOWN_LINE_CHARS)
                 .collect();
             let shown = shown.trim();
             if shown.is_empty() {
                 continue;
             }
-            out.push(redact_text(shown).replace('`', "'"));
+            out.push(shown.replace('`', "'"));
             if out.len() == SHOWN_LINES {
                 return out;
             }
@@ -463,9 +512,66 @@ mod tests {
             lint: Vec::new(),
             warnings: Vec::new(),
             unread: None,
+            disagreement: None,
             coverage_unread: None,
             declared: Vec::new(),
         }
+    }
+
+    #[test]
+    fn the_output_shown_is_redacted_whole_and_shows_no_invisible_text() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let out = dir.path().join("stdout.log");
+        let token = crate::analysis::secrets::testing::fixture_value("ghp", 7).expect("a token");
+        // The token starts past the cut: cut first, its head would no longer look like one.
+        let line = format!(
+            "{} {token}\n\u{202e}evil\u{200b} text\n\n\u{1b}[31mred\u{1b}[0m\nfourth\n",
+            "x".repeat(100)
+        );
+        std::fs::write(&out, line).expect("write");
+        let shown = first_lines(&[&out, &dir.path().join("missing")]);
+        assert_eq!(shown.len(), SHOWN_LINES);
+        assert!(shown[0].ends_with(" ghp_…"), "{shown:?}");
+        assert!(!shown[0].contains(&token[4..12]), "{shown:?}");
+        assert!(shown[0].chars().count() <= SHOWN_LINE_CHARS, "{shown:?}");
+        assert_eq!(shown[1], "evil text");
+        assert_eq!(shown[2], "red");
+        let message = unreadable_message(0, &out, &out);
+        assert!(
+            message.contains("only its exit code 0; its output begins: `xxx"),
+            "{message}"
+        );
+        assert!(
+            unreadable_message(0, &dir.path().join("none"), &dir.path().join("none"))
+                .contains("the suite printed nothing"),
+        );
+    }
+
+    #[test]
+    fn only_coverage_files_by_name_and_small_blank_files_are_empty_coverage() {
+        for name in [
+            "lcov.info",
+            "coverage/coverage-final.json",
+            "cover.out",
+            "jacoco.xml",
+            "x.coverprofile",
+        ] {
+            assert!(named_coverage(name), "{name}");
+        }
+        for name in ["discovery.log", "recovery.txt", "junit.xml", "out.txt"] {
+            assert!(!named_coverage(name), "{name}");
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        let blank = dir.path().join("blank");
+        std::fs::write(&blank, " \n\t\n").expect("write");
+        assert!(is_blank(&blank));
+        let large = dir.path().join("large");
+        std::fs::write(&large, " ".repeat(5000)).expect("write");
+        assert!(
+            !is_blank(&large),
+            "read no further than needed, and not blank"
+        );
+        assert!(!is_blank(&dir.path().join("missing")));
     }
 
     #[test]

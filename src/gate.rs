@@ -131,13 +131,35 @@ pub struct CoverageReport {
     pub source: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
-    /// What `covered` and `total` count: `lines`, or `statements` (Go).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// What the measured counts are: `lines`, or `statements` (Go coverprofiles).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unit: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub covered: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub total: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines_covered: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines_total: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub statements_covered: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub statements_total: Option<u64>,
+}
+
+impl CoverageReport {
+    /// Measured coverage, its counts under the keys of its unit.
+    pub fn measured(coverage: &crate::coverage::Coverage) -> Self {
+        let lines = coverage.unit == crate::coverage::CoverageUnit::Lines;
+        let counts = |is: bool, n: u64| is.then_some(n);
+        Self {
+            ratio: coverage.ratio().unwrap_or(0.0),
+            source: "measured".to_owned(),
+            format: Some(coverage.format.as_str().to_owned()),
+            unit: Some(coverage.unit.as_str().to_owned()),
+            lines_covered: counts(lines, coverage.covered),
+            lines_total: counts(lines, coverage.total),
+            statements_covered: counts(!lines, coverage.covered),
+            statements_total: counts(!lines, coverage.total),
+        }
+    }
 }
 
 /// The seed's stored test-results schema (section 7), plus a few extra keys.

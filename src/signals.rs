@@ -14,6 +14,10 @@ pub struct Signals {
     pub suite: SuiteSignal,
     /// Test counts, when the suite ran and its results were read.
     pub tests: Option<TestCounts>,
+    /// Why the counts were held to a closing summary they disagreed with (`test counts
+    /// disagree: read …, but mocha-spec's summary says …`): the evidence contradicts itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub results_disagree: Option<String>,
     /// Why coverage is unknown though the suite wrote a coverage report (`the coverage report
     /// lcov.info is empty`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -60,14 +60,14 @@ fn the_examples_give_auto_escalate_and_human_for_honest_reasons() {
     assert_eq!(slugify["tests"]["fail_count"], 0);
     assert_eq!(slugify["coverage"]["source"], "measured");
     assert_eq!(slugify["coverage"]["unit"], "lines");
-    assert_eq!(slugify["coverage"]["covered"], 79);
-    assert_eq!(slugify["coverage"]["total"], 81);
+    assert_eq!(slugify["coverage"]["lines_covered"], 79);
+    assert_eq!(slugify["coverage"]["lines_total"], 81);
 
     let csv = skill("csv-summary");
     assert_eq!(csv["tests"]["pass_count"], 16);
     assert_eq!(csv["tests"]["framework"], "junit");
-    assert_eq!(csv["coverage"]["covered"], 81);
-    assert_eq!(csv["coverage"]["total"], 89);
+    assert_eq!(csv["coverage"]["lines_covered"], 81);
+    assert_eq!(csv["coverage"]["lines_total"], 89);
     assert_eq!(
         csv["decision"]["reasons"][0],
         "coverage 0.91 < 0.95 (measured, lcov)"

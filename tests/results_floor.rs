@@ -76,14 +76,21 @@ fn a_summary_with_more_failures_than_the_report_is_the_floor() {
     assert_eq!(partial["tests"]["pass_count"], 3);
     assert_eq!(partial["tests"]["fail_count"], 2);
     assert_eq!(partial["tests"]["total_count"], 5);
-    assert_ne!(partial["decision"]["tier"], "auto");
+    assert_eq!(partial["decision"]["tier"], "human");
     assert_eq!(
         findings(partial, "report-disagrees"),
         [
             "read 3 passed, 0 failed, 0 skipped from junit.xml (junit); the plain closing line \
-          in stdout says 3 passed, 2 failed, 0 skipped; counted 3 passed, 2 failed, 0 skipped \
-          (the worse reading)"
+          in stdout says 3 passed, 2 failed, 0 skipped; counted 3 passed, 2 failed, 0 skipped"
         ]
+    );
+    let reasons = partial["decision"]["reasons"].to_string();
+    assert!(
+        reasons.contains(
+            "test counts disagree: read 3 passed, 0 failed, 0 skipped, but the plain closing \
+             line says 3 passed, 2 failed, 0 skipped; counted 3 passed, 2 failed, 0 skipped"
+        ),
+        "{reasons}"
     );
     assert_eq!(code, 3);
 
@@ -242,4 +249,126 @@ fn the_issues_jest_and_vitest_runs_count_their_failures() {
         assert_eq!(skill["decision"]["tier"], "human", "{name}");
         assert_eq!(code, 3);
     }
+}
+
+#[test]
+fn counts_that_disagree_never_approve_even_when_the_summary_is_kinder() {
+    // The report names 18 passes and a failure (0.947); the closing line says 19 passed. The
+    // summary's counts are taken (0.95), but contradicting evidence is not settled evidence.
+    let mut cases = String::new();
+    for i in 0..18 {
+        cases.push_str(&format!("<testcase name=\"t{i}\"/>"));
+    }
+    cases.push_str("<testcase name=\"bad\"><failure message=\"no\"/></testcase>");
+    let repo = Repo::plain();
+    skill(
+        &repo,
+        "kinder",
+        &format!(
+            "echo '<testsuites><testsuite name=\"s\">{cases}</testsuite></testsuites>' > \"$SKILLGATE_REPORT_DIR/junit.xml\"\necho 'Results: 19 passed, 1 failed'"
+        ),
+    );
+    let (_, doc) = run_json(&repo, &["check", "--all"]);
+    let kinder = &doc["skills"][0];
+    assert_eq!(kinder["tests"]["pass_count"], 19);
+    assert_eq!(kinder["tests"]["fail_count"], 1);
+    assert_eq!(kinder["decision"]["tier"], "escalate", "{kinder}");
+    assert_eq!(
+        kinder["decision"]["escalation_categories"][0],
+        "test-results"
+    );
+    assert_eq!(
+        kinder["decision"]["criteria"]["test_results"]["actual"],
+        "disagree"
+    );
+}
+
+#[test]
+fn a_tally_a_test_printed_midway_is_not_the_suites_summary() {
+    // A test of a command-line tool prints its tally; the suite's own TAP goes on after it.
+    let repo = Repo::plain();
+    skill(
+        &repo,
+        "cli",
+        "echo '1..3'; echo 'ok 1 - a'; echo 'Results: 2 passed, 1 failed'; echo 'ok 2 - b'; echo 'ok 3 - c'",
+    );
+    let (code, doc) = run_json(&repo, &["check", "--all"]);
+    let cli = &doc["skills"][0];
+    assert_eq!(cli["tests"]["pass_count"], 3);
+    assert_eq!(cli["tests"]["fail_count"], 0);
+    assert!(findings(cli, "report-disagrees").is_empty(), "{cli}");
+    assert_eq!(cli["decision"]["tier"], "auto", "{cli}");
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn a_stream_that_cannot_be_read_does_not_hide_the_others_summary() {
+    // The report names three passes; stdout holds a jest document cut short (the output cap
+    // does that); stderr closes with a line that says two more failed.
+    let repo = Repo::plain();
+    skill(
+        &repo,
+        "cut",
+        "echo '<testsuites><testsuite name=\"s\"><testcase name=\"a\"/><testcase name=\"b\"/><testcase name=\"c\"/></testsuite></testsuites>' > \"$SKILLGATE_REPORT_DIR/junit.xml\"\n\
+         printf '{\"numFailedTestSuites\":0,\"numFailedTests\":0,\"testResults\":[{' \n\
+         echo 'Results: 3 passed, 2 failed' >&2",
+    );
+    let (_, doc) = run_json(&repo, &["check", "--all"]);
+    let cut = &doc["skills"][0];
+    assert_eq!(cut["tests"]["fail_count"], 2, "{cut}");
+    assert_eq!(cut["decision"]["tier"], "human");
+    assert_eq!(findings(cut, "report-disagrees").len(), 1);
+}
+
+#[test]
+fn coverage_in_two_units_keeps_the_lower() {
+    // lcov at 25 % of lines, a Go profile at 100 % of statements: they do not add up, and the
+    // higher cannot hide the lower.
+    let repo = Repo::plain();
+    skill(
+        &repo,
+        "mixed",
+        "printf 'SF:lib.sh\\nDA:1,1\\nDA:2,0\\nDA:3,0\\nDA:4,0\\nend_of_record\\n' > \"$SKILLGATE_REPORT_DIR/lcov.info\"\n\
+         printf 'mode: set\\nx.go:1.1,2.1 3 1\\n' > \"$SKILLGATE_REPORT_DIR/cover.out\"\n\
+         echo '1..1'; echo 'ok 1 - a'",
+    );
+    let (_, doc) = run_json(&repo, &["check", "--all"]);
+    let mixed = &doc["skills"][0];
+    assert_eq!(mixed["coverage"]["ratio"], 0.25, "{mixed}");
+    assert_eq!(mixed["coverage"]["unit"], "lines");
+    assert_eq!(mixed["decision"]["tier"], "human");
+    let finding = findings(mixed, "coverage-mixed");
+    assert_eq!(
+        finding,
+        [
+            "lcov.info counts lines where earlier reports count statements: they do not add up, \
+          so the lower coverage, 0.25 (lcov), is used"
+        ]
+    );
+}
+
+#[test]
+fn an_empty_declared_coverage_report_is_named() {
+    let repo = Repo::plain();
+    skill(
+        &repo,
+        "declared",
+        "mkdir -p out; : > out/results.dat\necho '1..1'; echo 'ok 1 - a'",
+    );
+    repo.write(
+        ".claude/skills/declared/SKILL.md",
+        "---\nname: declared\ndescription: Declares its coverage file.\nmetadata:\n  coverage-report: out/results.dat\n---\n",
+    );
+    // The lcov the helper writes is made empty too, so only the declared file names coverage.
+    let script = std::fs::read_to_string(repo.path().join(".claude/skills/declared/test.sh"))
+        .expect("script")
+        .replace("DA:1,1\\n", "");
+    repo.write(".claude/skills/declared/test.sh", &script);
+    let (_, doc) = run_json(&repo, &["check", "--all"]);
+    let declared = &doc["skills"][0];
+    let reason = declared["decision"]["reasons"].to_string();
+    assert!(
+        reason.contains("coverage unknown: the coverage report out/results.dat is empty; the lcov report lcov.info covers nothing (0 of 0 lines)"),
+        "{reason}"
+    );
 }

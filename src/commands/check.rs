@@ -789,6 +789,7 @@ fn assess(
     let flaky = attempt::flaky(&attempts);
     let last = attempts.pop();
     let mut coverage_unread = None;
+    let mut results_disagree = None;
     let (suite_signal, suite_report, run, measured, suite_failure, results_unread) =
         match (&p.resolution, last) {
             (_, _) if p.change.kind == ChangeKind::Deleted => {
@@ -816,6 +817,7 @@ fn assess(
                 lint.extend(last.lint);
                 warnings.extend(last.warnings);
                 coverage_unread = last.coverage_unread;
+                results_disagree = last.disagreement;
                 let mut run = last.run;
                 for name in &flaky {
                     if !run.flaky.contains(name) {
@@ -861,21 +863,16 @@ fn assess(
         _ => CoverageSignal::Unknown,
     };
     let coverage_report = match &coverage {
-        CoverageSignal::Measured { ratio, format } => Some(CoverageReport {
-            ratio: *ratio,
-            source: "measured".to_owned(),
-            format: Some(format.clone()),
-            unit: measured.as_ref().map(|c| c.unit.as_str().to_owned()),
-            covered: measured.as_ref().map(|c| c.covered),
-            total: measured.as_ref().map(|c| c.total),
-        }),
+        CoverageSignal::Measured { .. } => measured.as_ref().map(CoverageReport::measured),
         CoverageSignal::Declared { ratio } => Some(CoverageReport {
             ratio: *ratio,
             source: "declared".to_owned(),
             format: None,
             unit: None,
-            covered: None,
-            total: None,
+            lines_covered: None,
+            lines_total: None,
+            statements_covered: None,
+            statements_total: None,
         }),
         CoverageSignal::Unknown => None,
     };
@@ -922,6 +919,7 @@ fn assess(
         suite_failure,
         results_unread,
         coverage_unread,
+        results_disagree,
         tests: run.as_ref().map(|r| TestCounts {
             passed: r.passed,
             failed: r.failed,

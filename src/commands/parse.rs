@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::check::Outcome;
 use crate::cli::ParseArgs;
-use crate::coverage::{self, Coverage};
+use crate::coverage::{self, Coverage, CoverageUnit};
 use crate::error::Error;
 use crate::exit_codes;
 use crate::gate::TestResults;
@@ -31,10 +31,16 @@ struct Parsed {
 struct CoverageFigures {
     ratio: Option<f64>,
     format: &'static str,
-    /// `lines`, or `statements` (Go).
+    /// `lines`, or `statements` (Go); the counts are under the keys of their unit.
     unit: &'static str,
-    covered: u64,
-    total: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lines_covered: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lines_total: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    statements_covered: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    statements_total: Option<u64>,
 }
 
 pub fn run(args: &ParseArgs) -> Result<Outcome, Error> {
@@ -69,9 +75,17 @@ pub fn run(args: &ParseArgs) -> Result<Outcome, Error> {
                 )
             })?;
         match &mut coverage {
-            Some(so_far) => so_far
-                .merge(found)
-                .map_err(|why| Error::usage(format!("{}: {why}", file.display()), None))?,
+            Some(so_far) => so_far.merge(found).map_err(|mixed| {
+                Error::usage(
+                    format!(
+                        "{} counts {} where the reports before it count {}: they do not add up",
+                        file.display(),
+                        mixed.other.unit.as_str(),
+                        mixed.kept.unit.as_str()
+                    ),
+                    Some("pass reports of one unit to --coverage"),
+                )
+            })?,
             None => coverage = Some(found),
         }
     }
@@ -83,8 +97,10 @@ pub fn run(args: &ParseArgs) -> Result<Outcome, Error> {
             ratio: c.ratio(),
             format: c.format.as_str(),
             unit: c.unit.as_str(),
-            covered: c.covered,
-            total: c.total,
+            lines_covered: (c.unit == CoverageUnit::Lines).then_some(c.covered),
+            lines_total: (c.unit == CoverageUnit::Lines).then_some(c.total),
+            statements_covered: (c.unit == CoverageUnit::Statements).then_some(c.covered),
+            statements_total: (c.unit == CoverageUnit::Statements).then_some(c.total),
         }),
         report_disagrees,
     };

@@ -254,8 +254,8 @@ impl Cobertura {
         Ok(Coverage {
             format: CoverageFormat::Cobertura,
             unit: CoverageUnit::Lines,
-            covered: covered,
-            total: total,
+            covered,
+            total,
         })
     }
 }

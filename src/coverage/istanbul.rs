@@ -26,8 +26,8 @@ pub(crate) fn read_file(path: &Path) -> Result<Option<Coverage>, ReadError> {
     Ok(Some(Coverage {
         format: CoverageFormat::Istanbul,
         unit: CoverageUnit::Lines,
-        covered: covered,
-        total: total,
+        covered,
+        total,
     }))
 }
 

@@ -183,8 +183,8 @@ impl Jacoco {
         Ok(Coverage {
             format: CoverageFormat::Jacoco,
             unit: CoverageUnit::Lines,
-            covered: covered,
-            total: total,
+            covered,
+            total,
         })
     }
 }

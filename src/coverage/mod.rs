@@ -10,4 +10,4 @@ mod lcov;
 mod model;
 
 pub use detect::{read_coverage_as, read_coverage_file};
-pub use model::{Coverage, CoverageFormat};
+pub use model::{Coverage, CoverageFormat, CoverageUnit, MixedUnits};

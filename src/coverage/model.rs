@@ -69,19 +69,38 @@ impl Coverage {
     }
 
     /// Add another report's counts (one suite writing several). Counts of another unit do not
-    /// add up with these: `Err` names the report left out.
-    pub fn merge(&mut self, other: Coverage) -> Result<(), String> {
+    /// add up with these: `Err` hands both back, unchanged.
+    pub fn merge(&mut self, other: Coverage) -> Result<(), Box<MixedUnits>> {
         if other.unit != self.unit {
-            return Err(format!(
-                "a {} report counts {} and another counts {}: only the first is used",
-                other.format.as_str(),
-                other.unit.as_str(),
-                self.unit.as_str()
-            ));
+            return Err(Box::new(MixedUnits {
+                kept: self.clone(),
+                other,
+            }));
         }
         self.covered = self.covered.saturating_add(other.covered);
         self.total = self.total.saturating_add(other.total);
         Ok(())
+    }
+}
+
+/// Two coverage reports in different units (lines, statements), which cannot be added.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MixedUnits {
+    /// What was counted so far.
+    pub kept: Coverage,
+    /// The report that counts in another unit.
+    pub other: Coverage,
+}
+
+impl MixedUnits {
+    /// The report with the lower coverage: neither can raise what the other measured.
+    pub fn lower(&self) -> Coverage {
+        let ratio = |c: &Coverage| c.ratio().unwrap_or(0.0);
+        if ratio(&self.other) < ratio(&self.kept) {
+            self.other.clone()
+        } else {
+            self.kept.clone()
+        }
     }
 }
 

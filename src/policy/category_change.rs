@@ -50,6 +50,7 @@ mod tests {
             suite_failure: None,
             results_unread: None,
             coverage_unread: None,
+            results_disagree: None,
             coverage: CoverageSignal::Unknown,
             declared_risk: None,
             declared_approval_level: None,

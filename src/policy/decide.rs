@@ -172,6 +172,7 @@ mod tests {
             suite_failure: None,
             results_unread: None,
             coverage_unread: None,
+            results_disagree: None,
             coverage: CoverageSignal::Measured {
                 ratio: 0.97,
                 format: "lcov".into(),
@@ -209,6 +210,14 @@ mod tests {
             ["no test results could be read (exit code 0 only)"]
         );
         assert!(!decision.criteria["test_results"].passed);
+
+        // Counts that contradict the framework's own summary are no settled evidence either.
+        let mut signals = good();
+        signals.results_disagree = Some("test counts disagree: read 20 passed, 0 failed, 0 skipped, but the plain closing line says 21 passed, 0 failed, 0 skipped; counted 21 passed, 0 failed, 0 skipped".into());
+        let decision = decide(&signals, &policy);
+        assert_eq!(decision.tier, Tier::Escalate);
+        assert_eq!(decision.escalation_categories, [Category::TestResults]);
+        assert_eq!(decision.criteria["test_results"].actual, "disagree");
     }
 
     fn analysis(s: &mut Signals) -> &mut Analysis {

@@ -1,5 +1,7 @@
-//! An exit code is not a test result: a suite whose output and reports held nothing readable
-//! as tests never approves itself by exiting 0. An expert looks at what it printed.
+//! An exit code is not a test result, and counts that contradict the framework's own summary
+//! are not settled ones: a suite whose output and reports held nothing readable as tests, or
+//! whose itemised results and closing summaries disagree, never approves itself. An expert
+//! looks at what it printed.
 
 use super::Policy;
 use super::criterion::{Assessment, Category, Criterion, Demand};
@@ -16,18 +18,25 @@ impl Criterion for TestResults {
         if signals.suite != SuiteSignal::Ran {
             return None;
         }
-        Some(match &signals.results_unread {
-            None => Assessment::new(
-                "read from a report or the output",
-                "read",
-                Demand::Auto,
-                "test results read from a report or the output".to_owned(),
-            ),
-            Some(reason) => Assessment::new(
-                "read from a report or the output",
+        let required = "read from a report or the output, agreeing with its summaries";
+        Some(match (&signals.results_unread, &signals.results_disagree) {
+            (Some(reason), _) => Assessment::new(
+                required,
                 "exit code only",
                 Demand::Escalate(Category::TestResults),
                 reason.clone(),
+            ),
+            (None, Some(reason)) => Assessment::new(
+                required,
+                "disagree",
+                Demand::Escalate(Category::TestResults),
+                reason.clone(),
+            ),
+            (None, None) => Assessment::new(
+                required,
+                "read",
+                Demand::Auto,
+                "test results read from a report or the output".to_owned(),
             ),
         })
     }

@@ -84,6 +84,9 @@ pub(crate) struct AdhocReader {
     failures: Vec<TestCase>,
     /// The failure marker whose indented lines are being read.
     open: Option<OpenFailure>,
+    /// Something was printed after the last totals line: they do not close the stream, so they
+    /// may be a tally the tests printed, not the harness's summary.
+    said_after_totals: bool,
 }
 
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -127,10 +130,14 @@ impl LineReader for AdhocReader {
         }
         if let Some(fields) = parse_totals(text) {
             self.add_totals(fields);
+            self.said_after_totals = false;
             return;
         }
         if is_rule(text) {
             return;
+        }
+        if text.chars().any(char::is_alphanumeric) {
+            self.said_after_totals = true;
         }
         self.end_block();
         if summary::parse_line(text).is_some() {
@@ -140,8 +147,12 @@ impl LineReader for AdhocReader {
         }
     }
 
-    /// A complete totals block is the harness's own summary (the last one printed).
+    /// A complete totals block that closes the stream (nothing but rules and blank lines after
+    /// it) is the harness's own summary.
     fn claim(&self) -> Option<Claim> {
+        if self.said_after_totals {
+            return None;
+        }
         let (mut totals, printed_skips) = match self.block.counts() {
             Some(counts) => counts,
             None if self.plain_after_totals => return None,
@@ -733,6 +744,17 @@ mod tests {
         assert_eq!((claim.passed, claim.failed, claim.skipped), (7, 1, 0));
         let run = run.expect("a run");
         assert_eq!((run.passed, run.failed), (7, 1));
+        // Totals with the suite's output after them may be a tally a test printed.
+        let (claim, run) = crate::results::testkit::read_with(
+            ReportFormat::Adhoc,
+            &[
+                "Passed: 7".to_owned(),
+                "Failed: 1".to_owned(),
+                "✓ three".to_owned(),
+            ],
+        );
+        assert_eq!(claim, None);
+        assert!(run.is_some());
         // Markers alone are no summary.
         let (claim, _) = crate::results::testkit::read_with(
             ReportFormat::Adhoc,

@@ -9,7 +9,7 @@ use std::path::Path;
 use super::error::ReadError;
 use super::line_reader::{self, Detector, Merge};
 use super::lines::text_lines;
-use super::model::{ReportFormat, TestRun};
+use super::model::{Claim, ReportFormat, TestRun};
 use super::{jest, junit, mocha};
 
 /// How much of a file is looked at to decide what it is.
@@ -159,6 +159,21 @@ pub fn read_output(stdout: &Path, stderr: &Path) -> Result<Option<TestRun>, Read
         }
     }
     Ok(run.map(|run| TestRun { claims, ..run }))
+}
+
+/// The closing summaries printed in a suite's stdout and stderr, whatever else they hold: the
+/// floor of results read from report files. Each stream is read on its own, as text; one that
+/// cannot be read is a warning, and the other's summaries still count.
+pub fn read_claims(stdout: &Path, stderr: &Path, warnings: &mut Vec<String>) -> Vec<Claim> {
+    let mut claims = Vec::new();
+    for path in [stdout, stderr] {
+        match read_lines(path, WHAT_OUTPUT, Detector::new()) {
+            Ok(Some(run)) => claims.extend(run.claims),
+            Ok(None) => {}
+            Err(err) => warnings.push(err.to_string()),
+        }
+    }
+    claims
 }
 
 /// Documents first (they are whole reports), then the line formats in their order.

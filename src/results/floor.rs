@@ -3,12 +3,17 @@
 //! summary the framework printed (`5 failing`, `Tests: 5 failed, 12 total`, `FAILED
 //! (failures=2)`, `# fail 2`) cannot be argued down. Pure: counts in, counts out.
 
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use super::model::{Claim, ReportFormat, TestRun};
 
+/// Summaries named in a finding, and places named for each; the rest are counted.
+const SHOWN_SUMMARIES: usize = 4;
+const SHOWN_ORIGINS: usize = 3;
+
 /// Passed, failed and skipped tests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Tally {
     pub passed: u64,
     pub failed: u64,
@@ -43,26 +48,29 @@ impl Tally {
         self.failed >= other.failed && self.total() >= other.total()
     }
 
-    /// The worst of several readings. When one has at least every other's failures and tests,
-    /// it is taken whole: it saw all the others did. When none does (one more failures, another
-    /// more tests), none is trusted over the rest: the most failures, the most tests, the fewest
-    /// passes, and the tests no reading accounts for as skipped, so the pass rate is at most
-    /// any one's.
-    fn worst(readings: &[Self]) -> Option<Self> {
+    /// What several readings of one suite add up to when they disagree. One that has at least
+    /// every other's failures and tests is taken whole (it saw what they saw); otherwise the
+    /// most failures, the most tests and the most skips any of them saw, the rest passed. No
+    /// reading's failures or tests are ever counted down.
+    fn floor(readings: &[Self]) -> Self {
         if let Some(all) = readings
             .iter()
             .find(|t| readings.iter().all(|o| t.covers(*o)))
         {
-            return Some(*all);
+            return *all;
         }
-        let failed = readings.iter().map(|t| t.failed).max()?;
-        let passed = readings.iter().map(|t| t.passed).min()?;
-        let total = readings.iter().map(|t| t.total()).max()?;
-        Some(Self {
-            passed,
+        let (mut failed, mut total, mut skipped) = (0u64, 0u64, 0u64);
+        for t in readings {
+            failed = failed.max(t.failed);
+            total = total.max(t.total());
+            skipped = skipped.max(t.skipped);
+        }
+        let skipped = skipped.min(total - failed.min(total));
+        Self {
+            passed: total.saturating_sub(failed).saturating_sub(skipped),
             failed,
-            skipped: total.saturating_sub(failed).saturating_sub(passed),
-        })
+            skipped,
+        }
     }
 }
 
@@ -76,90 +84,155 @@ impl fmt::Display for Tally {
     }
 }
 
+/// One distinct closing summary and the places it was printed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    pub format: ReportFormat,
+    pub tally: Tally,
+    /// Where it was printed, in order, each once.
+    pub origins: Vec<String>,
+}
+
 /// The itemised reading and the summaries disagreed: what each said, and what was counted.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Disagreement {
     /// What the run was read as before the floor, and from where.
     pub read: Tally,
     pub read_from: String,
-    /// The summaries, one per distinct count, in the order printed.
-    pub summaries: Vec<Claim>,
+    /// The summaries, one per distinct format and count, in the order printed.
+    pub summaries: Vec<Summary>,
     /// What the run counts now.
     pub counted: Tally,
+}
+
+impl Disagreement {
+    /// One line for a decision's reasons: the reading, the summary furthest from it, and what
+    /// was counted.
+    pub fn reason(&self) -> String {
+        let furthest = self
+            .summaries
+            .iter()
+            .max_by_key(|s| (s.tally.failed, s.tally.total()));
+        match furthest {
+            Some(s) => format!(
+                "test counts disagree: read {}, but {} says {}; counted {}",
+                self.read,
+                describe(s.format),
+                s.tally,
+                self.counted
+            ),
+            None => format!("test counts disagree: counted {}", self.counted),
+        }
+    }
+}
+
+fn describe(format: ReportFormat) -> String {
+    match format {
+        ReportFormat::Summary => "the plain closing line".to_owned(),
+        ReportFormat::Adhoc => "the harness's totals".to_owned(),
+        other => format!("{}'s summary", other.as_str()),
+    }
 }
 
 impl fmt::Display for Disagreement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "read {} from {}", self.read, self.read_from)?;
-        for claim in &self.summaries {
-            let origin = if claim.origin.is_empty() {
+        for summary in self.summaries.iter().take(SHOWN_SUMMARIES) {
+            let mut origins = summary
+                .origins
+                .iter()
+                .take(SHOWN_ORIGINS)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ");
+            if summary.origins.len() > SHOWN_ORIGINS {
+                origins.push_str(&format!(
+                    " and {} more",
+                    summary.origins.len() - SHOWN_ORIGINS
+                ));
+            }
+            let origins = if origins.is_empty() {
                 String::new()
             } else {
-                format!(" in {}", claim.origin)
+                format!(" in {origins}")
             };
-            let what = match claim.format {
-                ReportFormat::Summary => "the plain closing line".to_owned(),
-                other => format!("{}'s summary", other.as_str()),
-            };
-            write!(f, "; {what}{origin} says {}", Tally::of_claim(claim))?;
+            write!(
+                f,
+                "; {}{origins} says {}",
+                describe(summary.format),
+                summary.tally
+            )?;
+        }
+        if self.summaries.len() > SHOWN_SUMMARIES {
+            write!(
+                f,
+                "; {} more summaries",
+                self.summaries.len() - SHOWN_SUMMARIES
+            )?;
         }
         if self.counted == self.read {
-            write!(f, "; counted as read (the worse reading)")
+            write!(f, "; counted as read")
         } else {
-            write!(f, "; counted {} (the worse reading)", self.counted)
+            write!(f, "; counted {}", self.counted)
         }
     }
 }
 
-/// Hold `run` to the summaries it carries: when it counts fewer failures or fewer tests than a
-/// summary says, it takes the worse reading's counts (keeping the failures it named), and the
-/// disagreement is returned. Summaries printed in the same place (the suite's output, one file) that
-/// disagree on failures are returned too (stdout and stderr are one place), the worst one applied: in different places they may
-/// count different tests (several report files), and the run is only held to each. `read_from` names where the run was read (`output (tap)`).
-pub fn apply(run: &mut TestRun, read_from: &str) -> Option<Disagreement> {
-    let mut summaries: Vec<Claim> = Vec::new();
-    for claim in &run.claims {
-        let same = summaries
-            .iter_mut()
-            .find(|c| c.format == claim.format && Tally::of_claim(c) == Tally::of_claim(claim));
-        match same {
-            // The same summary seen twice (stdout teed into a report file) is one.
-            Some(seen) => {
-                if !claim.origin.is_empty() && !seen.origin.split(", ").any(|o| o == claim.origin) {
-                    if !seen.origin.is_empty() {
-                        seen.origin.push_str(", ");
-                    }
-                    seen.origin.push_str(&claim.origin);
-                }
-            }
-            None => summaries.push(claim.clone()),
-        }
+/// Where a summary was printed, for telling whether two describe the same tests: a suite's
+/// stdout and stderr are one place (its output), each report file another.
+fn place(origin: &str) -> &str {
+    match origin {
+        "stdout" | "stderr" => "output",
+        file => file,
     }
-    let claimed: Vec<Tally> = summaries.iter().map(Tally::of_claim).collect();
-    let worst = Tally::worst(&claimed)?;
-    let read = Tally::of_run(run);
-    // Summaries printed in different files may count different tests (a report file each);
-    // two printed by one suite's output, or in one file, about different failures cannot both
-    // be right.
-    let place = |origin: &str| match origin {
-        "stdout" | "stderr" => "output".to_owned(),
-        file => file.to_owned(),
-    };
-    let same_place = |a: &Claim, b: &Claim| {
-        a.origin
-            .split(", ")
-            .any(|o| b.origin.split(", ").any(|p| place(p) == place(o)))
-    };
-    let summaries_conflict = summaries.iter().enumerate().any(|(i, a)| {
-        summaries
-            .iter()
-            .skip(i + 1)
-            .any(|b| a.failed != b.failed && same_place(a, b))
-    });
-    if read.covers(worst) && !summaries_conflict {
+}
+
+/// Hold `run` to the summaries it carries. When it counts fewer failures or fewer tests than a
+/// summary, or summaries printed in one place (the suite's output, or one report file)
+/// disagree about failures, the counts become the floor of every reading (the most failures,
+/// tests and skips any saw; the failures it named are kept) and the disagreement is returned:
+/// the decision escalates on it. Summaries in different places may count different tests
+/// (a report file each), so the run is held to each of them but they are not compared.
+/// `read_from` names where the run was read (`output (tap)`).
+pub fn apply(run: &mut TestRun, read_from: &str) -> Option<Disagreement> {
+    let mut summaries: Vec<Summary> = Vec::new();
+    let mut index: HashMap<(ReportFormat, Tally), usize> = HashMap::new();
+    let mut seen: HashSet<(usize, &str)> = HashSet::new();
+    // The fewest and most failures said in each place.
+    let mut by_place: HashMap<&str, (u64, u64)> = HashMap::new();
+    for claim in &run.claims {
+        let tally = Tally::of_claim(claim);
+        let at = *index.entry((claim.format, tally)).or_insert_with(|| {
+            summaries.push(Summary {
+                format: claim.format,
+                tally,
+                origins: Vec::new(),
+            });
+            summaries.len() - 1
+        });
+        if !claim.origin.is_empty()
+            && seen.insert((at, claim.origin.as_str()))
+            && let Some(summary) = summaries.get_mut(at)
+        {
+            summary.origins.push(claim.origin.clone());
+        }
+        let range = by_place
+            .entry(place(&claim.origin))
+            .or_insert((claim.failed, claim.failed));
+        range.0 = range.0.min(claim.failed);
+        range.1 = range.1.max(claim.failed);
+    }
+    if summaries.is_empty() {
         return None;
     }
-    let counted = Tally::worst(&[claimed, vec![read]].concat())?;
+    let read = Tally::of_run(run);
+    let held = summaries.iter().all(|s| read.covers(s.tally));
+    let agree = by_place.values().all(|(least, most)| least == most);
+    if held && agree {
+        return None;
+    }
+    let readings: Vec<Tally> = summaries.iter().map(|s| s.tally).chain([read]).collect();
+    let counted = Tally::floor(&readings);
     run.passed = counted.passed;
     run.failed = counted.failed;
     run.skipped = counted.skipped;
@@ -213,8 +286,12 @@ mod tests {
         assert_eq!(
             d.to_string(),
             "read 3 passed, 0 failed, 0 skipped from output (adhoc); mocha-spec's summary in \
-             stdout says 3 passed, 5 failed, 5 skipped; counted 3 passed, 5 failed, 5 skipped \
-             (the worse reading)"
+             stdout says 3 passed, 5 failed, 5 skipped; counted 3 passed, 5 failed, 5 skipped"
+        );
+        assert_eq!(
+            d.reason(),
+            "test counts disagree: read 3 passed, 0 failed, 0 skipped, but mocha-spec's summary \
+             says 3 passed, 5 failed, 5 skipped; counted 3 passed, 5 failed, 5 skipped"
         );
     }
 
@@ -260,7 +337,7 @@ mod tests {
     }
 
     #[test]
-    fn crossing_readings_are_never_more_favourable_than_either() {
+    fn crossing_readings_count_the_most_failures_and_tests_of_any() {
         // 10 read passing; the summary says 3 passed, 1 failed: neither covers the other.
         let mut r = run(
             10,
@@ -269,7 +346,16 @@ mod tests {
             vec![claim(ReportFormat::JestText, (3, 1, 0), "stderr")],
         );
         apply(&mut r, "output (adhoc)").expect("disagrees");
-        assert_eq!(tally(&r), (3, 1, 6));
+        assert_eq!(tally(&r), (9, 1, 0));
+        // Skips are never counted down either.
+        let mut r = run(
+            10,
+            0,
+            0,
+            vec![claim(ReportFormat::JestText, (3, 1, 4), "stderr")],
+        );
+        apply(&mut r, "output (adhoc)").expect("disagrees");
+        assert_eq!(tally(&r), (5, 1, 4));
     }
 
     #[test]
@@ -283,11 +369,7 @@ mod tests {
         let d = apply(&mut r, "output (jest-text)").expect("disagrees");
         assert_eq!(tally(&r), (7, 5, 0));
         assert_eq!(d.summaries.len(), 2);
-        assert!(
-            d.to_string()
-                .ends_with("counted as read (the worse reading)"),
-            "{d}"
-        );
+        assert!(d.to_string().ends_with("counted as read"), "{d}");
         // Read as the better one: the worse summary wins.
         let mut r = run(12, 0, 0, claims);
         apply(&mut r, "output (summary)").expect("disagrees");
@@ -324,50 +406,79 @@ mod tests {
         );
         let d = apply(&mut r, "output (adhoc)").expect("disagrees");
         assert_eq!(d.summaries.len(), 1);
-        assert_eq!(d.summaries[0].origin, "stdout, out.txt");
+        assert_eq!(d.summaries[0].origins, ["stdout", "out.txt"]);
     }
 
-    /// Random readings and summaries: the counts after the floor hold at least the failures and
-    /// the tests of every reading; they are a reading that covers all the others, when one
-    /// does, and otherwise no kinder a pass rate than any.
+    #[test]
+    fn a_finding_names_a_few_summaries_and_places_and_counts_the_rest() {
+        let mut claims: Vec<Claim> = (0..10)
+            .map(|i| claim(ReportFormat::Summary, (1, 1, 0), &format!("r{i}.txt")))
+            .collect();
+        claims.extend((0..6).map(|i| claim(ReportFormat::Tap, (i, 0, 0), "stdout")));
+        let mut r = run(0, 0, 0, claims);
+        let d = apply(&mut r, "output").expect("disagrees");
+        let text = d.to_string();
+        assert!(
+            text.contains("the plain closing line in r0.txt, r1.txt, r2.txt and 7 more says"),
+            "{text}"
+        );
+        assert!(text.contains("; 3 more summaries; counted"), "{text}");
+    }
+
+    /// Random readings and summaries in random places: the counts after the floor hold at least
+    /// the failures and the tests of every reading; when one reading holds every other's, it
+    /// is what is counted; otherwise the most failures, tests and skips of any.
     #[test]
     fn the_floor_holds_for_random_counts() {
         let mut rng = Rng::new(13);
-        let rate = |t: Tally| (t.total() > 0).then(|| t.passed as f64 / t.total() as f64);
-        for case in 0..5000 {
+        let formats = [
+            ReportFormat::Summary,
+            ReportFormat::Tap,
+            ReportFormat::MochaSpec,
+        ];
+        let places = ["stdout", "stderr", "a.txt", "b.txt"];
+        for case in 0..20_000 {
             let pick = |rng: &mut Rng| Tally {
                 passed: rng.below(20) as u64,
                 failed: rng.below(6) as u64,
                 skipped: rng.below(4) as u64,
             };
             let read = pick(&mut rng);
-            let claims: Vec<Claim> = (0..rng.below(4))
+            let claims: Vec<Claim> = (0..rng.below(5))
                 .map(|_| {
                     let t = pick(&mut rng);
-                    claim(
-                        ReportFormat::Summary,
-                        (t.passed, t.failed, t.skipped),
-                        "stdout",
-                    )
+                    let format = formats[rng.below(formats.len())];
+                    let place = places[rng.below(places.len())];
+                    claim(format, (t.passed, t.failed, t.skipped), place)
                 })
                 .collect();
             let mut r = run(read.passed, read.failed, read.skipped, claims.clone());
-            apply(&mut r, "output");
+            let applied = apply(&mut r, "output");
             let after = Tally::of_run(&r);
             let all: Vec<Tally> = claims.iter().map(Tally::of_claim).chain([read]).collect();
             for other in &all {
                 assert!(after.covers(*other), "case {case}: {after} below {other}");
             }
-            let dominant = all.iter().any(|t| all.iter().all(|o| t.covers(*o)));
-            if dominant {
-                assert!(
-                    all.contains(&after),
-                    "case {case}: {after} is none of {all:?}"
-                );
-            } else {
-                for other in &all {
-                    if let (Some(a), Some(o)) = (rate(after), rate(*other)) {
-                        assert!(a <= o + 1e-12, "case {case}: {after} kinder than {other}");
+            match applied {
+                None => assert_eq!(after, read, "case {case}"),
+                Some(d) => {
+                    assert_eq!(d.read, read);
+                    assert_eq!(d.counted, after);
+                    let dominant = all.iter().find(|t| all.iter().all(|o| t.covers(*o)));
+                    match dominant {
+                        Some(t) => assert_eq!(after, *t, "case {case}"),
+                        None => {
+                            let most = |f: fn(&Tally) -> u64| all.iter().map(f).max();
+                            assert_eq!(Some(after.failed), most(|t| t.failed), "case {case}");
+                            assert_eq!(Some(after.total()), most(|t| t.total()), "case {case}");
+                            // Skips fill what failures leave of the most tests.
+                            let room = after.total() - after.failed;
+                            assert_eq!(
+                                Some(after.skipped),
+                                most(|t| t.skipped).map(|s| s.min(room)),
+                                "case {case}"
+                            );
+                        }
                     }
                 }
             }

@@ -27,7 +27,7 @@ pub(crate) mod testkit;
 mod unittest;
 mod vitest_text;
 
-pub use detect::{read_output, read_report_as, read_report_file, strip_ansi};
+pub use detect::{read_claims, read_output, read_report_as, read_report_file, strip_ansi};
 pub use error::ReadError;
 pub use exit_code::{EXIT_STATUS_CASE, from_exit_code};
 pub use model::{

@@ -179,7 +179,9 @@ impl Claim {
     }
 
     pub fn total(&self) -> u64 {
-        self.passed + self.failed + self.skipped
+        self.passed
+            .saturating_add(self.failed)
+            .saturating_add(self.skipped)
     }
 }
 
@@ -199,7 +201,9 @@ impl TestRun {
     }
 
     pub fn total(&self) -> u64 {
-        self.passed + self.failed + self.skipped
+        self.passed
+            .saturating_add(self.failed)
+            .saturating_add(self.skipped)
     }
 
     /// `passed / total`, or `None` when the run holds no tests at all ("no tests" is not 1.0).

@@ -8,17 +8,26 @@ use super::model::{Claim, ReportFormat, TestRun};
 #[derive(Default)]
 pub(crate) struct SummaryReader {
     last: Option<TestRun>,
+    /// Something was printed after the last closing line.
+    said_after: bool,
 }
 
 impl LineReader for SummaryReader {
     fn feed(&mut self, line: &str) {
         if let Some(run) = parse_line(line) {
             self.last = Some(run);
+            self.said_after = false;
+        } else if line.chars().any(char::is_alphanumeric) {
+            self.said_after = true;
         }
     }
 
-    /// The closing line is itself the summary.
+    /// The line is the summary only when it closes the stream (nothing but blank lines and
+    /// rules after it): one in the middle may be what a test of a command-line tool printed.
     fn claim(&self) -> Option<Claim> {
+        if self.said_after {
+            return None;
+        }
         self.last
             .as_ref()
             .map(|run| Claim::new(ReportFormat::Summary, run.passed, run.failed, run.skipped))
@@ -98,6 +107,24 @@ mod tests {
         assert_eq!(counts("summary:3 passed, 1 failed"), Some((3, 1, 0)));
         assert_eq!(counts("Tests: 0 passed, 0 failed"), Some((0, 0, 0)));
         assert_eq!(counts("Résultats: 1 passed, 2 failed"), Some((1, 2, 0)));
+    }
+
+    #[test]
+    fn only_a_line_that_closes_the_stream_is_a_summary() {
+        use crate::results::testkit::read_with;
+        let lines = |text: &str| text.lines().map(str::to_owned).collect::<Vec<_>>();
+        let (claim, _) = read_with(
+            ReportFormat::Summary,
+            &lines("ok 1\n3 passed, 1 failed\n\n===\n"),
+        );
+        assert_eq!(claim.map(|c| (c.passed, c.failed)), Some((3, 1)));
+        // A tally a test printed, with the suite's own output after it.
+        let (claim, run) = read_with(
+            ReportFormat::Summary,
+            &lines("ok 1\nResults: 2 passed, 1 failed\nok 2\n"),
+        );
+        assert_eq!(claim, None);
+        assert!(run.is_some(), "still read when nothing else is");
     }
 
     #[test]

@@ -12,7 +12,7 @@ mod pem;
 mod placeholder;
 mod scan;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 mod tokens;
 
 pub use scan::{RULES, SecretFinding, redact, redact_text, scan};
