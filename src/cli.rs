@@ -213,17 +213,29 @@ pub struct ParseArgs {
 /// `--format` of `parse`: a report format, or `auto` to detect it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormatArg {
+    /// Detect the format from the content.
     Auto,
+    /// JUnit XML, in its dialects.
     Junit,
+    /// Jest's `--json` document.
     Jest,
+    /// Mocha's `json` reporter.
     Mocha,
+    /// TAP 12, 13 and 14.
     Tap,
+    /// pytest's terminal output.
     Pytest,
+    /// python unittest's output.
     Unittest,
+    /// `go test -json` or `-v`.
     Gotest,
+    /// cargo test (libtest text or JSON, nextest).
     Libtest,
+    /// node:test's spec reporter.
     NodeSpec,
+    /// Shell tallies (`Passed: N`, ✓/✗, `[PASS]`).
     Adhoc,
+    /// The plain line `N passed, N failed[, N skipped]`.
     Summary,
     /// Mocha's `spec` (default) and `dot` reporters.
     #[value(alias = "mocha-dot")]

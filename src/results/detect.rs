@@ -435,6 +435,48 @@ mod tests {
         );
     }
 
+    /// Random interleavings of real failing runs' lines, split across stdout and stderr with
+    /// other formats' lines among them: whatever format wins, after the floor no framework's
+    /// closing summary that survived the shuffle claims more failures or tests than counted.
+    #[test]
+    fn no_summary_in_the_output_is_counted_down() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (out, err) = (dir.path().join("stdout.log"), dir.path().join("stderr.log"));
+        for rel in [
+            "mocha-spec/issue.spec.stdout.txt",
+            "jest-text/issue.stderr.txt",
+            "vitest-text/mixed.stdout.txt",
+            "prove/fail.stdout.txt",
+            "unittest/mixed-v.txt",
+            "tap/node.tap",
+            "pytest/mixed-v.txt",
+        ] {
+            let text = std::fs::read_to_string(fixture(rel)).expect("fixture");
+            let lines: Vec<&str> = text.lines().collect();
+            for seed in 0..40 {
+                let mixed = crate::results::testkit::interleaving(&lines, seed);
+                let cut = mixed.len() / 2 + usize::try_from(seed % 7).unwrap_or(0);
+                let (first, second) = mixed.split_at(cut.min(mixed.len()));
+                std::fs::write(&out, first.join("\n")).expect("write");
+                std::fs::write(&err, second.join("\n")).expect("write");
+                let Some(mut run) = read_output(&out, &err).expect("read") else {
+                    continue;
+                };
+                let claims = run.claims.clone();
+                super::super::floor::apply(&mut run, "output");
+                for claim in &claims {
+                    assert!(
+                        run.failed >= claim.failed && run.total() >= claim.total(),
+                        "{rel} seed {seed}: {}/{}/{} below {claim:?}",
+                        run.passed,
+                        run.failed,
+                        run.skipped
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn output_prefers_tap_then_the_last_plain_line() {
         // The summary fixture: colour codes, a `\r` progress rewrite, an intermediate tally,
