@@ -697,51 +697,13 @@ fn is_code_frame(trimmed: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::detect::fixture;
     use crate::results::model::FailureKind;
-    use crate::results::testkit::assert_claims_hold;
-
-    fn fixture(rel: &str) -> std::path::PathBuf {
-        crate::results::detect::fixture(rel)
-    }
-
-    fn fixture_text(rel: &str) -> String {
-        std::fs::read_to_string(fixture(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-    }
-
-    /// A fixture's stdout and stderr read as a suite's output: every format sees them.
-    fn read_output(name: &str) -> Option<TestRun> {
-        let dir = fixture("jest-text");
-        crate::results::read_output(
-            &dir.join(format!("{name}.stdout.txt")),
-            &dir.join(format!("{name}.stderr.txt")),
-        )
-        .expect("read")
-    }
-
-    /// A text through this reader alone, lines as the detector hands them over.
-    fn read_text(text: &str) -> (Option<Claim>, Option<TestRun>) {
-        let mut reader = JestTextReader::new();
-        for line in text.lines() {
-            reader.feed_line(&crate::results::detect::terminal_text(line));
-        }
-        let claim = LineReader::claim(&reader);
-        (claim, reader.finish_run())
-    }
-
-    fn counts(run: &TestRun) -> (u64, u64, u64) {
-        (run.passed, run.failed, run.skipped)
-    }
-
-    fn names(run: &TestRun) -> Vec<&str> {
-        run.failures.iter().map(|c| c.name.as_str()).collect()
-    }
-
-    fn first_line(case: &TestCase) -> &str {
-        case.message
-            .as_deref()
-            .and_then(|m| m.lines().next())
-            .unwrap_or_default()
-    }
+    use crate::results::testkit::{
+        JEST_AND_VITEST_PIECES, assert_claims_hold, assert_not_read, assert_pieces_hold, counts,
+        first_line, fixture_files, fixture_text, names, read_output, read_output_claimed,
+        read_text,
+    };
 
     /// Every variant of a fixture (with and without --verbose, plain and colour), through the
     /// detection and through this reader alone: the counts, and the claim equal to them.
@@ -753,23 +715,19 @@ mod tests {
         }
         let mut runs = Vec::new();
         for name in variants {
-            let run = read_output(&name).unwrap_or_else(|| panic!("{name}: nothing read"));
-            assert_eq!(run.format, ReportFormat::JestText, "{name}");
-            assert_eq!(run.framework, "jest", "{name}");
-            assert_eq!(counts(&run), expected, "{name}");
-            // Jest's summary is the only one: no other format reads its lines as its own.
-            let [claim] = run.claims.as_slice() else {
-                panic!("{name}: {:?}", run.claims);
-            };
-            assert_eq!(claim.format, ReportFormat::JestText, "{name}");
-            assert_eq!(
-                (claim.passed, claim.failed, claim.skipped),
+            let run = read_output_claimed(
+                "jest-text",
+                &name,
+                ReportFormat::JestText,
+                "stderr",
                 expected,
-                "{name}"
             );
-            assert_eq!(claim.origin, format!("{name}.stderr.txt"));
+            assert_eq!(run.framework, "jest", "{name}");
 
-            let (claim, alone) = read_text(&fixture_text(&format!("jest-text/{name}.stderr.txt")));
+            let (claim, alone) = read_text(
+                ReportFormat::JestText,
+                &fixture_text(&format!("jest-text/{name}.stderr.txt")),
+            );
             let alone = alone.unwrap_or_else(|| panic!("{name}: not read alone"));
             assert_eq!(counts(&alone), expected, "{name}");
             assert!(claim.is_some(), "{name}");
@@ -872,7 +830,7 @@ mod tests {
         // Cut before its summary, the listed tests count: 3 ✓, 5 ✕, a skip and a todo.
         let text = fixture_text("jest-text/single.stderr.txt");
         let cut = text.split("\nTest Suites:").next().unwrap_or_default();
-        let (claim, run) = read_text(cut);
+        let (claim, run) = read_text(ReportFormat::JestText, cut);
         assert_eq!(claim, None);
         assert_eq!(counts(&run.expect("a run")), (3, 5, 2));
     }
@@ -959,10 +917,14 @@ mod tests {
     fn no_tests_is_left_to_the_exit_code() {
         // "No tests found, exiting with code 0/1", on stdout: no summary, no header.
         for name in ["none", "none.color", "none-fails", "none-fails.color"] {
-            assert_eq!(read_output(name), None, "{name}");
+            assert_eq!(read_output("jest-text", name), None, "{name}");
             for stream in ["stdout", "stderr"] {
                 let text = fixture_text(&format!("jest-text/{name}.{stream}.txt"));
-                assert_eq!(read_text(&text), (None, None), "{name} {stream}");
+                assert_eq!(
+                    read_text(ReportFormat::JestText, &text),
+                    (None, None),
+                    "{name} {stream}"
+                );
             }
         }
     }
@@ -973,7 +935,7 @@ mod tests {
         // total` and their `Tests:` lines while it runs; the closing summary says "Tests:
         // 1 failed, 3 passed, 4 total".
         let text = fixture_text("jest-text/tty.terminal.txt");
-        let (claim, run) = read_text(&text);
+        let (claim, run) = read_text(ReportFormat::JestText, &text);
         let run = run.expect("a run");
         assert_eq!(counts(&run), (3, 1, 0));
         assert_eq!(claim, Some(Claim::new(ReportFormat::JestText, 3, 1, 0)));
@@ -983,7 +945,7 @@ mod tests {
         let bailed = "FAIL ./a.test.js\n  ● t\n\n    boom\n\nTest Suites: 1 failed, 1 of 3 total\nTests:       1 failed, 1 passed, 2 total\nSnapshots:   0 total\nTime:        1 s\nRan all test suites.\n";
         let mut twice = bailed.to_owned();
         twice.push_str(bailed);
-        let (claim, run) = read_text(&twice);
+        let (claim, run) = read_text(ReportFormat::JestText, &twice);
         assert_eq!(claim, Some(Claim::new(ReportFormat::JestText, 2, 2, 0)));
         assert_eq!(counts(&run.expect("a run")), (2, 2, 0));
         // The file that could not run, last before the bailed summary, counts with it.
@@ -997,7 +959,7 @@ Test Suites: 1 failed, 1 passed, 2 of 3 total
 Tests:       1 passed, 1 total
 Ran all test suites.
 ";
-        let (claim, run) = read_text(bailed);
+        let (claim, run) = read_text(ReportFormat::JestText, bailed);
         assert_eq!(claim, Some(Claim::new(ReportFormat::JestText, 1, 1, 0)));
         let run = run.expect("a run");
         assert_eq!(counts(&run), (1, 1, 0));
@@ -1015,7 +977,10 @@ Ran all test suites.
             )
             .expect("read")
             .expect("a document");
-            let (claim, text) = read_text(&fixture_text(&format!("jest/{name}.stderr.txt")));
+            let (claim, text) = read_text(
+                ReportFormat::JestText,
+                &fixture_text(&format!("jest/{name}.stderr.txt")),
+            );
             let text = text.expect("a run");
             assert_eq!(counts(&text), counts(&json), "{name}");
             assert_eq!(
@@ -1031,7 +996,10 @@ Ran all test suites.
         }
         // mixed: "Tests: 5 failed, 1 skipped, 1 todo, 4 passed, 11 total", and two files
         // that could not run.
-        let (_, run) = read_text(&fixture_text("jest/mixed.stderr.txt"));
+        let (_, run) = read_text(
+            ReportFormat::JestText,
+            &fixture_text("jest/mixed.stderr.txt"),
+        );
         assert_eq!(run.map(|r| counts(&r)), Some((4, 7, 2)));
     }
 
@@ -1039,7 +1007,7 @@ Ran all test suites.
     fn two_runs_add_up() {
         let mut text = fixture_text("jest-text/issue.stderr.txt");
         text.push_str(&fixture_text("jest-text/broken-verbose.stderr.txt"));
-        let (claim, run) = read_text(&text);
+        let (claim, run) = read_text(ReportFormat::JestText, &text);
         assert_eq!(claim, Some(Claim::new(ReportFormat::JestText, 10, 8, 0)));
         let run = run.expect("a run");
         assert_eq!(counts(&run), (10, 8, 0));
@@ -1056,27 +1024,17 @@ Ran all test suites.
 
     #[test]
     fn other_formats_are_not_claimed() {
-        let dir = |rel: &str| {
-            let mut paths: Vec<_> = std::fs::read_dir(fixture(rel))
-                .unwrap_or_else(|e| panic!("{rel}: {e}"))
-                .filter_map(|entry| entry.ok().map(|e| e.path()))
-                .filter(|p| p.is_file())
-                .collect();
-            paths.sort();
-            paths
-        };
-        let text_files = dir("node-spec")
+        let text_files = fixture_files("node-spec")
             .into_iter()
-            .chain(dir("pytest"))
-            .chain(dir("vitest-text"))
+            .chain(fixture_files("pytest"))
+            .chain(fixture_files("vitest-text"))
             .filter(|p| p.to_string_lossy().ends_with(".txt"));
-        let paths: Vec<_> = dir("mocha").into_iter().chain(text_files).collect();
+        let paths: Vec<_> = fixture_files("mocha")
+            .into_iter()
+            .chain(text_files)
+            .collect();
         assert!(paths.len() > 60, "{}", paths.len());
-        for path in paths {
-            let text = std::fs::read_to_string(&path).expect("read");
-            assert_eq!(read_text(&text), (None, None), "{}", path.display());
-        }
-        for text in [
+        let texts = [
             "",
             "PASS\n",
             "PASS: test_one\nFAIL: test_two\n",
@@ -1087,9 +1045,8 @@ Ran all test suites.
             "  ✓ one (3 ms)\n  ✕ two\n",
             "  3 passing (2ms)\n  1 failing\n",
             "ℹ tests 3\nℹ pass 3\n",
-        ] {
-            assert_eq!(read_text(text), (None, None), "{text:?}");
-        }
+        ];
+        assert_not_read(ReportFormat::JestText, &paths, &texts);
     }
 
     #[test]
@@ -1186,59 +1143,7 @@ Ran all test suites.
 
     #[test]
     fn hostile_lines_never_panic() {
-        const PIECES: &[&str] = &[
-            "FAIL ./a.test.js",
-            "PASS ./é.test.ts",
-            "  ● ",
-            "  ● Test suite failed to run",
-            "    at x (a.test.js:1:2)",
-            "    > 3 |",
-            "Test Suites: 1 failed, 1 of 2 total",
-            "Tests:       1 failed, 2 total",
-            "Tests:       18446744073709551615 passed, 1 total",
-            "Ran all test suites.",
-            "Summary of all failing tests",
-            " ❯ a.test.ts (1 test | 1 failed) 3ms",
-            " ❯ (",
-            " Test Files  1 failed (1)",
-            "      Tests  1 failed | 9 passed (3)",
-            "     Errors  1 error",
-            "   Duration  1.00s (x)",
-            "⎯⎯ Failed Tests 1 ⎯⎯",
-            "⎯⎯ Failed Suites 1 ⎯⎯",
-            "⎯⎯ Unhandled Errors ⎯⎯",
-            "⎯⎯ Uncaught Exception ⎯⎯",
-            "⎯[1/1]⎯",
-            "⎯",
-            " FAIL  a.test.ts > ",
-            " FAIL  |p| a.test.ts [ a.test.ts ]",
-            "This error originated in \"\" test file.",
-            " RUN  v3.2.7 /x",
-            "\u{1b}[31m✕\u{1b}[0m ünïcödé",
-            "",
-        ];
-        for seed in 0..300 {
-            let mut rng = crate::results::testkit::Rng::new(seed);
-            let lines: Vec<String> = (0..rng.below(40))
-                .map(|_| {
-                    let piece = PIECES[rng.below(PIECES.len())];
-                    let cut = rng.below(piece.len() + 1);
-                    let end = (0..=cut)
-                        .rev()
-                        .find(|i| piece.is_char_boundary(*i))
-                        .unwrap_or(0);
-                    piece[..end].to_owned()
-                })
-                .collect();
-            let (claim, run) = crate::results::testkit::read_with(ReportFormat::JestText, &lines);
-            if let Some(claim) = claim {
-                let run = run.expect("a claim comes with a run");
-                assert!(
-                    run.failed >= claim.failed && run.total() >= claim.total(),
-                    "{seed}"
-                );
-            }
-        }
+        assert_pieces_hold(ReportFormat::JestText, JEST_AND_VITEST_PIECES, 300);
     }
 
     #[test]
@@ -1250,7 +1155,7 @@ Ran all test suites.
                 "é".repeat(MAX_MESSAGE_BYTES)
             ));
         }
-        let (claim, run) = read_text(&text);
+        let (claim, run) = read_text(ReportFormat::JestText, &text);
         assert_eq!(claim, None);
         let run = run.expect("a run");
         assert_eq!(run.failed, (MAX_KEPT_FAILURES + 5) as u64);
@@ -1259,7 +1164,7 @@ Ran all test suites.
         assert!(message.len() <= MAX_MESSAGE_BYTES && message.ends_with('…'));
         // Summaries at the largest counts accepted add up without overflowing.
         let line = format!("Tests:       {MAX_COUNT} passed, {MAX_COUNT} total\n");
-        let (claim, run) = read_text(&line.repeat(1000));
+        let (claim, run) = read_text(ReportFormat::JestText, &line.repeat(1000));
         assert_eq!(
             claim,
             Some(Claim::new(ReportFormat::JestText, MAX_COUNT, 0, 0))

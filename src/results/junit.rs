@@ -24,6 +24,7 @@ use super::model::{
     MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase, TestRun,
     classify_failure, push_truncated, truncate_utf8,
 };
+use super::node_totals::NodeTotals;
 use crate::xml_input::{Capped, TooLong, line_at};
 
 /// The name of a `<testcase>` without one.
@@ -165,54 +166,32 @@ struct Junit {
     root_time: Option<u64>,
     top_suites_time: Option<u64>,
     cases_time: Option<u64>,
-    /// node:test's closing comments.
+    /// node:test's `<!-- tests 9 -->`, `<!-- pass 4 -->`, … comments at the end of its report.
     node: NodeTotals,
 }
 
-/// node:test's `<!-- tests 9 -->`, `<!-- pass 4 -->`, … comments at the end of its report.
-#[derive(Default)]
-struct NodeTotals {
-    seen_tests: bool,
-    seen_pass: bool,
-    seen_fail: bool,
-    pass: u64,
-    skipped: u64,
-    todo: u64,
+/// One comment directly inside `<testsuites>`: node's `key N` adds to its totals; any other
+/// comment is not node's.
+fn read_node_comment(totals: &mut NodeTotals, comment: &str) {
+    let mut words = comment.split_whitespace();
+    let (Some(key), Some(value), None) = (words.next(), words.next(), words.next()) else {
+        return;
+    };
+    let Ok(n) = value.parse::<u64>() else {
+        return;
+    };
+    totals.add(key, n);
 }
 
-impl NodeTotals {
-    /// One comment directly inside `<testsuites>`; any other is not node's.
-    fn read(&mut self, comment: &str) {
-        let mut words = comment.split_whitespace();
-        let (Some(key), Some(value), None) = (words.next(), words.next(), words.next()) else {
-            return;
-        };
-        let Ok(n) = value.parse::<u64>() else {
-            return;
-        };
-        let add = |total: &mut u64| *total = total.saturating_add(n);
-        match key {
-            "tests" => self.seen_tests = true,
-            "pass" => {
-                self.seen_pass = true;
-                add(&mut self.pass);
-            }
-            "fail" => self.seen_fail = true,
-            "skipped" => add(&mut self.skipped),
-            "todo" => add(&mut self.todo),
-            _ => {}
-        }
+/// node counts no suite as a test: an empty or skipped `describe` written as a `<testcase>` is
+/// taken back from the passes or the skips.
+fn cap_to_node_totals(totals: &NodeTotals, run: &mut TestRun) {
+    if !totals.complete() {
+        return;
     }
-
-    /// node counts no suite as a test: an empty or skipped `describe` written as a
-    /// `<testcase>` is taken back from the passes or the skips.
-    fn cap(&self, run: &mut TestRun) {
-        if !(self.seen_tests && self.seen_pass && self.seen_fail) {
-            return;
-        }
-        run.passed = run.passed.min(self.pass);
-        run.skipped = run.skipped.min(self.skipped.saturating_add(self.todo));
-    }
+    let (passed, _, skipped) = totals.counts();
+    run.passed = run.passed.min(passed);
+    run.skipped = run.skipped.min(skipped);
 }
 
 struct Suite {
@@ -371,7 +350,7 @@ impl Junit {
                 }
                 Event::Comment(comment) => {
                     if self.root_is_testsuites && self.open.len() == 1 {
-                        self.node.read(&comment.xml10_content());
+                        read_node_comment(&mut self.node, &comment.xml10_content());
                     }
                 }
                 Event::Decl(_) | Event::PI(_) | Event::DocType(_) => {}
@@ -622,7 +601,7 @@ impl Junit {
     fn finish(mut self) -> TestRun {
         self.commit_attempt();
         self.run.duration_ms = self.root_time.or(self.top_suites_time).or(self.cases_time);
-        self.node.cap(&mut self.run);
+        cap_to_node_totals(&self.node, &mut self.run);
         self.run
     }
 }

@@ -499,39 +499,10 @@ fn parse_frame(text: &str) -> Option<Frame<'_>> {
 mod tests {
     use super::*;
     use crate::results::model::FailureKind;
-    use crate::results::testkit::assert_claims_hold;
-
-    fn fixture(rel: &str) -> std::path::PathBuf {
-        crate::results::detect::fixture(rel)
-    }
-
-    fn fixture_text(rel: &str) -> String {
-        std::fs::read_to_string(fixture(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-    }
-
-    /// A fixture's stdout and stderr read as a suite's output: every format sees them.
-    fn read_output(name: &str) -> Option<TestRun> {
-        let dir = fixture("mocha-spec");
-        crate::results::read_output(
-            &dir.join(format!("{name}.stdout.txt")),
-            &dir.join(format!("{name}.stderr.txt")),
-        )
-        .expect("read")
-    }
-
-    /// A text through this reader alone, lines as the detector hands them over.
-    fn read_text(text: &str) -> (Option<Claim>, Option<TestRun>) {
-        let mut reader = MochaSpecReader::new();
-        for line in text.lines() {
-            reader.feed(&crate::results::detect::terminal_text(line));
-        }
-        let claim = LineReader::claim(&reader);
-        (claim, reader.finish())
-    }
-
-    fn counts(run: &TestRun) -> (u64, u64, u64) {
-        (run.passed, run.failed, run.skipped)
-    }
+    use crate::results::testkit::{
+        assert_claims_hold, assert_not_read, counts, fixture_files, fixture_text, read_output,
+        read_output_claimed, read_text,
+    };
 
     /// Every variant of a fixture (spec and dot, plain and colour), through the detection and
     /// through this reader alone: the counts, and the claim equal to Mocha's summary.
@@ -539,22 +510,18 @@ mod tests {
         let mut runs = Vec::new();
         for variant in ["spec", "spec.color", "dot", "dot.color"] {
             let name = format!("{name}.{variant}");
-            let run = read_output(&name).unwrap_or_else(|| panic!("{name}: nothing read"));
-            assert_eq!(run.format, ReportFormat::MochaSpec, "{name}");
-            assert_eq!(counts(&run), summary, "{name}");
-            // Mocha's summary is the only one: no other format reads its lines as its own.
-            let [claim] = run.claims.as_slice() else {
-                panic!("{name}: {:?}", run.claims);
-            };
-            assert_eq!(claim.format, ReportFormat::MochaSpec, "{name}");
-            assert_eq!(
-                (claim.passed, claim.failed, claim.skipped),
+            let run = read_output_claimed(
+                "mocha-spec",
+                &name,
+                ReportFormat::MochaSpec,
+                "stdout",
                 summary,
-                "{name}"
             );
-            assert_eq!(claim.origin, format!("{name}.stdout.txt"));
 
-            let (claim, alone) = read_text(&fixture_text(&format!("mocha-spec/{name}.stdout.txt")));
+            let (claim, alone) = read_text(
+                ReportFormat::MochaSpec,
+                &fixture_text(&format!("mocha-spec/{name}.stdout.txt")),
+            );
             let alone = alone.unwrap_or_else(|| panic!("{name}: not read alone"));
             assert_eq!(counts(&alone), summary, "{name}");
             assert_eq!(
@@ -697,7 +664,7 @@ mod tests {
     fn mocha_10_prints_the_same() {
         for variant in ["spec", "dot"] {
             let name = format!("mixed.{variant}.mocha10");
-            let run = read_output(&name).expect("read");
+            let run = read_output("mocha-spec", &name).expect("read");
             assert_eq!(counts(&run), (4, 11, 3), "{name}");
             assert_eq!(run.failures.len(), 11, "{name}");
             assert_eq!(run.failures[10].name, "\"after all\" hook in \"{root}\"");
@@ -821,7 +788,7 @@ mod tests {
             assert_eq!(run.failures.len(), 5);
             assert_eq!(run.failures[0].name, "parses the front matter");
         }
-        let run = read_output("twice.spec").expect("read");
+        let run = read_output("mocha-spec", "twice.spec").expect("read");
         assert_eq!(run.duration_ms, Some(8));
     }
 
@@ -837,9 +804,11 @@ mod tests {
                         .contains("Exception during run: "),
                     "{name}"
                 );
-                assert_eq!(read_output(&name), None, "{name}");
-                let (claim, run) =
-                    read_text(&fixture_text(&format!("mocha-spec/{name}.stderr.txt")));
+                assert_eq!(read_output("mocha-spec", &name), None, "{name}");
+                let (claim, run) = read_text(
+                    ReportFormat::MochaSpec,
+                    &fixture_text(&format!("mocha-spec/{name}.stderr.txt")),
+                );
                 assert_eq!((claim, run), (None, None), "{name}");
             }
         }
@@ -861,37 +830,22 @@ mod tests {
 
     #[test]
     fn other_formats_are_not_claimed() {
-        let dir = |rel: &str| {
-            let mut paths: Vec<_> = std::fs::read_dir(fixture(rel))
-                .unwrap_or_else(|e| panic!("{rel}: {e}"))
-                .filter_map(|entry| entry.ok().map(|e| e.path()))
-                .filter(|p| p.is_file())
-                .collect();
-            paths.sort();
-            paths
-        };
-        let mut paths: Vec<_> = dir("mocha")
+        let mut paths: Vec<_> = fixture_files("mocha")
             .into_iter()
-            .chain(dir("node-spec"))
-            .chain(dir("pytest"))
+            .chain(fixture_files("node-spec"))
+            .chain(fixture_files("pytest"))
             .filter(|p| {
                 let name = p.to_string_lossy();
                 name.ends_with(".json") || name.ends_with(".txt")
             })
             .collect();
         paths.extend(
-            dir("jest")
+            fixture_files("jest")
                 .into_iter()
                 .filter(|p| p.to_string_lossy().ends_with(".stderr.txt")),
         );
         assert!(paths.len() > 50, "{}", paths.len());
-        for path in paths {
-            let text = std::fs::read_to_string(&path).expect("read");
-            let (claim, run) = read_text(&text);
-            assert_eq!(claim, None, "{}", path.display());
-            assert!(run.is_none(), "{}", path.display());
-        }
-        for text in [
+        let texts = [
             "",
             "3 passing\n",
             "  3 passing\n",
@@ -902,21 +856,23 @@ mod tests {
             "ℹ pass 4\nℹ fail 1\n",
             "Tests:       1 failed, 3 passed, 4 total\n",
             "=== 3 passed, 1 failed in 0.2s ===\n",
-        ] {
-            assert_eq!(read_text(text), (None, None), "{text:?}");
-        }
+        ];
+        assert_not_read(ReportFormat::MochaSpec, &paths, &texts);
     }
 
     #[test]
     fn summaries_without_a_duration_and_lists_longer_than_their_summary() {
         // `N passing` without a duration is Mocha's when its other lines follow it.
-        let (claim, run) = read_text("  2 passing\n  1 pending\n  1 failing\n");
+        let (claim, run) = read_text(
+            ReportFormat::MochaSpec,
+            "  2 passing\n  1 pending\n  1 failing\n",
+        );
         let run = run.expect("mocha");
         assert_eq!(counts(&run), (2, 1, 1));
         assert_eq!(claim.map(|c| c.total()), Some(4));
         // Three entries under `2 failing`: the entries count, the claim stays Mocha's.
         let text = "  1 passing (3s)\n  2 failing\n\n  1) a\n       x:\n     Error: one\n\n  2) a\n       y:\n     Error: two\n\n  3) b:\n     Error: three\n      at Context.<anonymous> (file:///w/t.mjs:7:1)\n";
-        let (claim, run) = read_text(text);
+        let (claim, run) = read_text(ReportFormat::MochaSpec, text);
         let run = run.expect("mocha");
         assert_eq!(counts(&run), (1, 3, 0));
         assert_eq!(run.duration_ms, Some(3_000));
@@ -929,26 +885,32 @@ mod tests {
         );
         // Out-of-order numbers are the error's own text, not entries.
         let text = "  0 passing (1ms)\n  1 failing\n\n  1) s\n       t:\n     Error: see\n  3) not an entry\n  1) nor this\n";
-        let run = read_text(text).1.expect("mocha");
+        let run = read_text(ReportFormat::MochaSpec, text).1.expect("mocha");
         assert_eq!(counts(&run), (0, 1, 0));
         assert_eq!(
             run.failures[0].message.as_deref(),
             Some("Error: see\n  3) not an entry\n  1) nor this")
         );
         // Words after a count: not Mocha's line.
-        let run = read_text("  3 passing (1ms)\n  2 failing tests\n  1) a:\n     Error: x\n")
-            .1
-            .expect("mocha");
+        let run = read_text(
+            ReportFormat::MochaSpec,
+            "  3 passing (1ms)\n  2 failing tests\n  1) a:\n     Error: x\n",
+        )
+        .1
+        .expect("mocha");
         assert_eq!(counts(&run), (3, 0, 0));
         // Mocha's order is passing, pending, failing; a count out of that order is not its.
-        let run = read_text("  3 passing (1ms)\n  1 failing\n  2 pending\n  4 failing\n")
-            .1
-            .expect("mocha");
+        let run = read_text(
+            ReportFormat::MochaSpec,
+            "  3 passing (1ms)\n  1 failing\n  2 pending\n  4 failing\n",
+        )
+        .1
+        .expect("mocha");
         assert_eq!(counts(&run), (3, 1, 0));
         // A title part sits exactly two deeper than the one before; an error whose first line
         // happens to be indented further is the error.
         let text = "  0 passing (1ms)\n  1 failing\n\n  1) s\n       t:\n           odd: message\n";
-        let run = read_text(text).1.expect("mocha");
+        let run = read_text(ReportFormat::MochaSpec, text).1.expect("mocha");
         let case = &run.failures[0];
         assert_eq!(
             (case.suite.as_deref(), case.name.as_str()),
@@ -957,7 +919,10 @@ mod tests {
         assert_eq!(case.message.as_deref(), Some("odd: message"));
         // What follows the last entry's stack is not that entry's: its location stays unknown.
         let text = "  0 passing (1ms)\n  1 failing\n\n  1) s\n       t:\n     Error: Timeout of 2000ms exceeded.\n      at listOnTimeout (node:internal/timers:581:17)\n\nnpm error Test failed.\n    at Object.run (/w/tools/npm-run.js:3:1)\n";
-        let case = &read_text(text).1.expect("mocha").failures[0];
+        let case = &read_text(ReportFormat::MochaSpec, text)
+            .1
+            .expect("mocha")
+            .failures[0];
         assert_eq!((case.file.as_deref(), case.line), (None, None));
         assert_eq!(
             case.message.as_deref(),
@@ -965,7 +930,7 @@ mod tests {
         );
         // A list without a `failing` line before it is not a list.
         let text = "  4 passing (1ms)\n\n  1) s\n       t:\n     Error: x\n";
-        let run = read_text(text).1.expect("mocha");
+        let run = read_text(ReportFormat::MochaSpec, text).1.expect("mocha");
         assert_eq!(counts(&run), (4, 0, 0));
         assert!(run.failures.is_empty());
     }
@@ -995,7 +960,7 @@ mod tests {
                 "é".repeat(MAX_MESSAGE_BYTES)
             ));
         }
-        let run = read_text(&text).1.expect("mocha");
+        let run = read_text(ReportFormat::MochaSpec, &text).1.expect("mocha");
         assert_eq!(run.failed, n as u64);
         assert_eq!(run.failures.len(), MAX_KEPT_FAILURES);
         let first = &run.failures[0];
@@ -1014,7 +979,7 @@ mod tests {
         for _ in 0..10_000 {
             text.push_str("     Error: again and again\n");
         }
-        let run = read_text(&text).1.expect("mocha");
+        let run = read_text(ReportFormat::MochaSpec, &text).1.expect("mocha");
         assert_eq!(counts(&run), (0, 1, 0));
         let case = &run.failures[0];
         assert_eq!(case.name, format!("p{}", MAX_TITLE_PARTS - 1));
@@ -1022,13 +987,18 @@ mod tests {
 
         // Counts that overflow are not counts; sums saturate.
         let text = "  99999999999999999999 passing (1ms)\n";
-        assert_eq!(read_text(text), (None, None));
+        assert_eq!(read_text(ReportFormat::MochaSpec, text), (None, None));
         let text = format!(
             "  {} passing (1ms)\n  {} passing (1ms)\n",
             u64::MAX,
             u64::MAX
         );
-        assert_eq!(read_text(&text).1.map(|r| r.passed), Some(u64::MAX));
+        assert_eq!(
+            read_text(ReportFormat::MochaSpec, &text)
+                .1
+                .map(|r| r.passed),
+            Some(u64::MAX)
+        );
     }
 
     #[test]

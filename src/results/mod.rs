@@ -18,6 +18,7 @@ mod mocha;
 mod mocha_spec;
 mod model;
 mod node_spec;
+mod node_totals;
 mod prove;
 mod pytest;
 mod summary;

@@ -15,6 +15,7 @@ use super::model::{
     Claim, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, ReportFormat, TestCase, TestRun, classify_failure,
     truncate_utf8,
 };
+use super::node_totals::{NodeTotals, Parents};
 use super::tap::hold_to_claim;
 
 /// Children are indented by this much under their parent, and an error under its test.
@@ -53,7 +54,10 @@ pub(crate) struct NodeSpecReader {
     saw_tree: bool,
     saw_timed_line: bool,
     failures: Vec<Kept>,
-    totals: Totals,
+    /// The `ℹ` totals, summed over every run in the text.
+    totals: NodeTotals,
+    /// `ℹ duration_ms`, summed over every run in the text.
+    duration_ms: Option<f64>,
     in_failing_section: bool,
     block: Option<ErrorBlock>,
     /// The `test at file:line:column` line before an entry of the failing section.
@@ -63,13 +67,6 @@ pub(crate) struct NodeSpecReader {
     context: Vec<String>,
     /// Closed parents, not counted, by the outcome of their closing line.
     parents: Parents,
-}
-
-#[derive(Default, Clone, Copy)]
-struct Parents {
-    passed: u64,
-    failed: u64,
-    skipped: u64,
 }
 
 /// An open parent: its `▶ name` line was seen, its closing line not yet.
@@ -104,26 +101,6 @@ enum Target {
     Section(usize),
     /// A failure that is not kept, a todo, or a parent whose children failed.
     Discard,
-}
-
-/// The `ℹ` lines, summed over every run in the text.
-#[derive(Default)]
-struct Totals {
-    seen_tests: bool,
-    seen_pass: bool,
-    seen_fail: bool,
-    pass: u64,
-    fail: u64,
-    cancelled: u64,
-    skipped: u64,
-    todo: u64,
-    duration_ms: Option<f64>,
-}
-
-impl Totals {
-    fn complete(&self) -> bool {
-        self.seen_tests && self.seen_pass && self.seen_fail
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,7 +151,8 @@ impl NodeSpecReader {
             saw_tree: false,
             saw_timed_line: false,
             failures: Vec::new(),
-            totals: Totals::default(),
+            totals: NodeTotals::default(),
+            duration_ms: None,
             in_failing_section: false,
             block: None,
             location: None,
@@ -240,25 +218,22 @@ impl NodeSpecReader {
             return None;
         }
         let mut run = TestRun::new(ReportFormat::NodeSpec);
-        let from_totals = totals.complete()
-            && (!self.saw_tree || (self.failed == 0 && totals.fail + totals.cancelled > 0));
+        // Node's own figures in this crate's rules, added without overflow (hostile text).
+        let (passed, failed, skipped) = totals.counts();
+        let from_totals = totals.complete() && (!self.saw_tree || (self.failed == 0 && failed > 0));
         if self.saw_tree {
             run.passed = self.passed;
             run.skipped = self.skipped;
             if totals.complete() {
-                run.passed = run.passed.min(totals.pass);
-                run.skipped = run.skipped.min(totals.skipped + totals.todo);
+                run.passed = run.passed.min(passed);
+                run.skipped = run.skipped.min(skipped);
             }
         } else {
-            run.passed = totals.pass;
-            run.skipped = totals.skipped + totals.todo;
+            run.passed = passed;
+            run.skipped = skipped;
         }
-        run.failed = if from_totals {
-            totals.fail + totals.cancelled
-        } else {
-            self.failed
-        };
-        run.duration_ms = totals
+        run.failed = if from_totals { failed } else { self.failed };
+        run.duration_ms = self
             .duration_ms
             .filter(|ms| ms.is_finite() && *ms >= 0.0)
             .map(|ms| ms.round() as u64);
@@ -278,17 +253,9 @@ impl NodeSpecReader {
     /// node's `ℹ` totals in this crate's rules, less the parents the tree closed; `None` until
     /// `tests`, `pass` and `fail` were read.
     pub(crate) fn claim(&self) -> Option<Claim> {
-        let t = &self.totals;
-        if !t.complete() {
-            return None;
-        }
-        let p = self.parents;
-        Some(Claim::new(
-            ReportFormat::NodeSpec,
-            t.pass.saturating_sub(p.passed),
-            t.fail.saturating_add(t.cancelled).saturating_sub(p.failed),
-            t.skipped.saturating_add(t.todo).saturating_sub(p.skipped),
-        ))
+        self.totals
+            .complete()
+            .then(|| self.totals.claim(ReportFormat::NodeSpec, &self.parents))
     }
 
     /// `ℹ key value` from the closing totals; false when the line is some other `ℹ` line.
@@ -301,31 +268,14 @@ impl NodeSpecReader {
             let Ok(ms) = value.parse::<f64>() else {
                 return false;
             };
-            self.totals.duration_ms = Some(self.totals.duration_ms.unwrap_or(0.0) + ms);
+            self.duration_ms = Some(self.duration_ms.unwrap_or(0.0) + ms);
             return true;
         }
         let Ok(n) = value.parse::<u64>() else {
             return false;
         };
-        let t = &mut self.totals;
-        let add = |total: &mut u64| *total = total.saturating_add(n);
-        match key {
-            "tests" => t.seen_tests = true,
-            "suites" => {}
-            "pass" => {
-                t.seen_pass = true;
-                add(&mut t.pass);
-            }
-            "fail" => {
-                t.seen_fail = true;
-                add(&mut t.fail);
-            }
-            "cancelled" => add(&mut t.cancelled),
-            "skipped" => add(&mut t.skipped),
-            "todo" => add(&mut t.todo),
-            _ => return false,
-        }
-        true
+        // `suites` is a total too, but counts no test; any other key makes some other line.
+        key == "suites" || self.totals.add(key, n)
     }
 
     fn tree_line(&mut self, indent: usize, test: &TestLine<'_>) {
@@ -653,12 +603,10 @@ fn parse_test_line(text: &str) -> Option<TestLine<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::detect::fixture;
     use crate::results::model::FailureKind;
+    use crate::results::testkit::{counts, first_line, fixture_text};
     use crate::results::{read_report_as, read_report_file};
-
-    fn fixture(rel: &str) -> std::path::PathBuf {
-        crate::results::detect::fixture(rel)
-    }
 
     /// A fixture read as the detector reads any text: every line format sees it.
     fn read(rel: &str) -> TestRun {
@@ -677,15 +625,11 @@ mod tests {
         reader.finish()
     }
 
-    fn counts(run: &TestRun) -> (u64, u64, u64) {
-        (run.passed, run.failed, run.skipped)
-    }
-
-    fn first_line(case: &TestCase) -> &str {
-        case.message
-            .as_deref()
-            .and_then(|m| m.lines().next())
-            .unwrap_or_default()
+    #[test]
+    fn totals_at_the_edge_of_u64_add_up_without_overflow() {
+        let text = "✖ a (1.0ms)\nℹ tests 2\nℹ pass 0\nℹ fail 18446744073709551615\nℹ cancelled 1\nℹ skipped 18446744073709551615\nℹ todo 1\n";
+        let run = read_text(text).expect("spec output");
+        assert_eq!(run.failed, u64::MAX);
     }
 
     #[test]
@@ -746,12 +690,8 @@ mod tests {
     }
 
     fn claim_of(rel: &str) -> Option<Claim> {
-        let text = std::fs::read_to_string(fixture(rel)).expect("read");
-        let mut reader = NodeSpecReader::new();
-        for line in text.lines() {
-            reader.feed(&crate::results::detect::terminal_text(line));
-        }
-        reader.claim()
+        // Lines as the detector hands them over, unlike `read_text`.
+        crate::results::testkit::read_text(ReportFormat::NodeSpec, &fixture_text(rel)).0
     }
 
     #[test]

@@ -1306,47 +1306,28 @@ fn split_directive(rest: &str) -> (&str, Option<Directive>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::detect::{fixture, terminal_text};
-    use crate::results::testkit::assert_claims_hold;
+    use crate::results::detect::fixture;
+    use crate::results::testkit::{
+        assert_claims_hold, counts, fixture_text, read_output, read_text,
+    };
 
     const HOSTILE: &str = "fifth | pipes | `tick` @someone <b>bold</b> ünïcödé";
 
     fn stdout_of(stem: &str) -> String {
-        let path = fixture(&format!("prove/{stem}.stdout.txt"));
-        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-    }
-
-    /// The reader alone on a text: its claim and its run.
-    fn alone(text: &str) -> (Option<Claim>, Option<TestRun>) {
-        let mut reader = ProveReader::new();
-        for line in text.lines() {
-            reader.feed(&terminal_text(line));
-        }
-        let claim = LineReader::claim(&reader);
-        (claim, reader.finish())
+        fixture_text(&format!("prove/{stem}.stdout.txt"))
     }
 
     /// A fixture as the runner reads a suite's output (both streams, every format), checked
     /// against the reader alone on its stdout.
     fn read(stem: &str) -> TestRun {
-        let dir = fixture("prove");
-        let run = crate::results::read_output(
-            &dir.join(format!("{stem}.stdout.txt")),
-            &dir.join(format!("{stem}.stderr.txt")),
-        )
-        .expect("read")
-        .unwrap_or_else(|| panic!("{stem}: no run"));
+        let run = read_output("prove", stem).unwrap_or_else(|| panic!("{stem}: no run"));
         assert_eq!(run.format, ReportFormat::Prove, "{stem}");
         assert_eq!(run.framework, "prove", "{stem}");
-        let (_, own) = alone(&stdout_of(stem));
+        let (_, own) = read_text(ReportFormat::Prove, &stdout_of(stem));
         let own = own.unwrap_or_else(|| panic!("{stem}: the reader alone read nothing"));
         assert_eq!(counts(&own), counts(&run), "{stem}");
         assert_eq!(names(&own), names(&run), "{stem}");
         run
-    }
-
-    fn counts(run: &TestRun) -> (u64, u64, u64) {
-        (run.passed, run.failed, run.skipped)
     }
 
     fn names(run: &TestRun) -> Vec<(&str, &str)> {
@@ -1644,7 +1625,7 @@ mod tests {
         let tap = |rel: &str| {
             // prove wrote the stream's UTF-8 back as Latin-1.
             let bytes = std::fs::read(fixture(rel)).expect("fixture");
-            let (claim, run) = alone(&String::from_utf8_lossy(&bytes));
+            let (claim, run) = read_text(ReportFormat::Prove, &String::from_utf8_lossy(&bytes));
             let claim = claim.expect("a claim");
             let run = run.expect("a run");
             (
@@ -1695,7 +1676,7 @@ mod tests {
     #[test]
     fn two_runs_add_up() {
         let text = format!("{}{}", stdout_of("pass"), stdout_of("fail.v"));
-        let (claim, run) = alone(&text);
+        let (claim, run) = read_text(ReportFormat::Prove, &text);
         let claim = claim.expect("claim");
         assert_eq!((claim.passed, claim.failed, claim.skipped), (30, 9, 1));
         let run = run.expect("run");
@@ -1714,7 +1695,7 @@ mod tests {
                     continue;
                 }
                 let text = std::fs::read_to_string(entry.path()).expect("fixture");
-                let (claim, run) = alone(&text);
+                let (claim, run) = read_text(ReportFormat::Prove, &text);
                 assert_eq!(claim, None, "{dir}/{name}");
                 assert_eq!(run, None, "{dir}/{name}");
                 checked += 1;
@@ -1730,7 +1711,7 @@ mod tests {
             "1..2\nok 1\nnot ok 2\n",
             "Files=3 Tests=12\n",
         ] {
-            let (claim, run) = alone(text);
+            let (claim, run) = read_text(ReportFormat::Prove, text);
             assert_eq!((claim, run), (None, None), "{text:?}");
         }
     }
@@ -1746,7 +1727,7 @@ Test Summary Report
 t/a.t (Wstat: 0 Tests: 2 Failed: 1)
   Failed test:  2
 ";
-        let (claim, run) = alone(text);
+        let (claim, run) = read_text(ReportFormat::Prove, text);
         assert_eq!(claim, None);
         let run = run.expect("prove's report");
         assert_eq!(counts(&run), (1, 1, 0));
@@ -1760,7 +1741,7 @@ t/b.t (Wstat: 256 (exited 1) Tests: 0 Failed: 0)
 Files=1, Tests=0,  0 wallclock secs ( 0.00 usr +  0.00 sys =  0.00 CPU)
 Result: FAIL
 ";
-        let (claim, run) = alone(text);
+        let (claim, run) = read_text(ReportFormat::Prove, text);
         let run = run.expect("run");
         assert_eq!(counts(&run), (0, 1, 0));
         assert_eq!(claim.map(|c| c.failed), Some(1));
@@ -1792,7 +1773,7 @@ t/a.t (Wstat: 0 Tests: 4 Failed: 2)
 Files=1, Tests=4,  0 wallclock secs ( 0.01 usr +  0.00 sys =  0.01 CPU)
 Result: FAIL
 ";
-        let (claim, run) = alone(text);
+        let (claim, run) = read_text(ReportFormat::Prove, text);
         let claim = claim.expect("claim");
         assert_eq!((claim.passed, claim.failed, claim.skipped), (0, 2, 2));
         let run = run.expect("run");
@@ -1929,7 +1910,7 @@ Result: FAIL
             "  Parse errors: Bad plan.  You planned 18446744073709551615 tests but ran 0.\n",
         );
         text.push_str("Files=9999, Tests=18446744073709551615,  0 wallclock secs\n");
-        let (claim, run) = alone(&text);
+        let (claim, run) = read_text(ReportFormat::Prove, &text);
         let run = run.expect("run");
         let claim = claim.expect("claim");
         assert_eq!(run.failed, u64::MAX);
@@ -1949,7 +1930,7 @@ Result: FAIL
             text.push_str(&format!("{}not ok 1 - deep\n", " ".repeat(depth * 4)));
         }
         text.push_str("Failed 1/1 subtests \nt/a.t (Wstat: 0 Tests: 1 Failed: 1)\n  Failed test:  1\nFiles=1, Tests=1,  0 wallclock secs\n");
-        let (_, run) = alone(&text);
+        let (_, run) = read_text(ReportFormat::Prove, &text);
         let run = run.expect("run");
         assert_eq!(counts(&run), (0, 1, 0));
         let message = run.failures[0].message.as_deref().unwrap_or_default();

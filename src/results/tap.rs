@@ -16,6 +16,7 @@ use super::model::{
     Claim, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase, TestRun,
     classify_failure, truncate_utf8,
 };
+use super::node_totals::{NodeTotals, Parents};
 
 /// Subtests indent by this many spaces per level (TAP 14, node:test).
 const INDENT: usize = 4;
@@ -62,42 +63,10 @@ pub(crate) struct TapParser {
     levels: Vec<Level>,
     pending: Option<Pending>,
     yaml: Option<YamlBlock>,
-    /// node's closing comments, summed over the streams.
-    totals: Totals,
+    /// node's closing comments (`# tests`, `# pass`, …), summed over the streams.
+    totals: NodeTotals,
     /// Tests with subtests that were not counted (parents), by outcome: node counts them.
-    parents: Counts,
-}
-
-/// node's `# tests`, `# pass`, … comments.
-#[derive(Default)]
-struct Totals {
-    seen_tests: bool,
-    seen_pass: bool,
-    seen_fail: bool,
-    pass: u64,
-    fail: u64,
-    cancelled: u64,
-    skipped: u64,
-    todo: u64,
-}
-
-/// Tests by outcome.
-#[derive(Default, Clone, Copy)]
-struct Counts {
-    passed: u64,
-    failed: u64,
-    skipped: u64,
-}
-
-impl Counts {
-    fn add(&mut self, outcome: Outcome) {
-        let n = match outcome {
-            Outcome::Passed => &mut self.passed,
-            Outcome::Failed => &mut self.failed,
-            Outcome::Skipped => &mut self.skipped,
-        };
-        *n = n.saturating_add(1);
-    }
+    parents: Parents,
 }
 
 #[derive(Default)]
@@ -190,8 +159,8 @@ impl TapParser {
             levels: vec![Level::default()],
             pending: None,
             yaml: None,
-            totals: Totals::default(),
-            parents: Counts::default(),
+            totals: NodeTotals::default(),
+            parents: Parents::default(),
         }
     }
 
@@ -297,30 +266,14 @@ impl TapParser {
         let Ok(n) = value.parse::<u64>() else {
             return;
         };
-        let t = &mut self.totals;
-        let add = |total: &mut u64| *total = total.saturating_add(n);
-        match key {
-            "tests" => t.seen_tests = true,
-            "pass" => {
-                t.seen_pass = true;
-                add(&mut t.pass);
-            }
-            "fail" => {
-                t.seen_fail = true;
-                add(&mut t.fail);
-            }
-            "cancelled" => add(&mut t.cancelled),
-            "skipped" => add(&mut t.skipped),
-            "todo" => add(&mut t.todo),
-            _ => {}
-        }
+        // Any other `# key N` comment (`# suites 2`, a producer's own) is no total: ignored.
+        self.totals.add(key, n);
     }
 
     /// node's closing comments in this crate's rules, less the parents node counts as tests;
     /// `None` without them (a bash producer, prove's TAP).
     pub(crate) fn claim(&self) -> Option<Claim> {
-        let t = &self.totals;
-        if !(t.seen_tests && t.seen_pass && t.seen_fail && self.is_tap()) {
+        if !(self.totals.complete() && self.is_tap()) {
             return None;
         }
         // The last point is counted by `finish`: as the claim is asked for before it, count it
@@ -332,16 +285,7 @@ impl TapParser {
                 parents.add(outcome);
             }
         }
-        Some(Claim::new(
-            ReportFormat::Tap,
-            t.pass.saturating_sub(parents.passed),
-            t.fail
-                .saturating_add(t.cancelled)
-                .saturating_sub(parents.failed),
-            t.skipped
-                .saturating_add(t.todo)
-                .saturating_sub(parents.skipped),
-        ))
+        Some(self.totals.claim(ReportFormat::Tap, &parents))
     }
 
     /// The run, or `None` when what was fed is not a TAP stream.
@@ -942,6 +886,7 @@ pub(crate) fn hold_to_claim(run: &mut TestRun, claim: &Claim) {
 mod tests {
     use super::*;
     use crate::results::model::FailureKind;
+    use crate::results::testkit::{counts, fixture_text, names};
     use std::path::PathBuf;
 
     fn fixture(rel: &str) -> PathBuf {
@@ -960,14 +905,6 @@ mod tests {
             parser.feed(line);
         }
         parser.finish()
-    }
-
-    fn counts(run: &TestRun) -> (u64, u64, u64) {
-        (run.passed, run.failed, run.skipped)
-    }
-
-    fn names(run: &TestRun) -> Vec<&str> {
-        run.failures.iter().map(|c| c.name.as_str()).collect()
     }
 
     #[test]
@@ -1039,7 +976,7 @@ mod tests {
     }
 
     fn text(rel: &str) -> String {
-        std::fs::read_to_string(fixture(rel)).expect("fixture")
+        fixture_text(&format!("tap/{rel}"))
     }
 
     #[test]

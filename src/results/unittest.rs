@@ -555,6 +555,7 @@ fn truncate_name(name: &str) -> String {
 mod tests {
     use super::*;
     use crate::results::model::FailureKind;
+    use crate::results::testkit::{counts, names};
 
     fn read(rel: &str) -> TestRun {
         let path = crate::results::detect::fixture(&format!("unittest/{rel}"));
@@ -564,8 +565,7 @@ mod tests {
     }
 
     fn fixture_text(rel: &str) -> String {
-        std::fs::read_to_string(crate::results::detect::fixture(&format!("unittest/{rel}")))
-            .expect("fixture")
+        crate::results::testkit::fixture_text(&format!("unittest/{rel}"))
     }
 
     fn parse(text: &str) -> Option<TestRun> {
@@ -576,20 +576,12 @@ mod tests {
         reader.finish()
     }
 
-    fn counts(run: &TestRun) -> (u64, u64, u64) {
-        (run.passed, run.failed, run.skipped)
-    }
-
     fn claim_of(text: &str) -> Option<Claim> {
         let mut reader = UnittestReader::new();
         for line in text.lines() {
             reader.feed(line);
         }
         LineReader::claim(&reader)
-    }
-
-    fn names(run: &TestRun) -> Vec<&str> {
-        run.failures.iter().map(|c| c.name.as_str()).collect()
     }
 
     fn first_line(case: &TestCase) -> Option<&str> {

@@ -580,35 +580,10 @@ fn originated_in(text: &str) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::testkit::assert_claims_hold;
-
-    fn fixture(rel: &str) -> std::path::PathBuf {
-        crate::results::detect::fixture(rel)
-    }
-
-    fn fixture_text(rel: &str) -> String {
-        std::fs::read_to_string(fixture(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-    }
-
-    /// A fixture's stdout and stderr read as a suite's output: every format sees them.
-    fn read_output(name: &str) -> Option<TestRun> {
-        let dir = fixture("vitest-text");
-        crate::results::read_output(
-            &dir.join(format!("{name}.stdout.txt")),
-            &dir.join(format!("{name}.stderr.txt")),
-        )
-        .expect("read")
-    }
-
-    /// A text through this reader alone, lines as the detector hands them over.
-    fn read_text(text: &str) -> (Option<Claim>, Option<TestRun>) {
-        let mut reader = VitestTextReader::new();
-        for line in text.lines() {
-            reader.feed_line(&crate::results::detect::terminal_text(line));
-        }
-        let claim = LineReader::claim(&reader);
-        (claim, reader.finish_run())
-    }
+    use crate::results::testkit::{
+        JEST_AND_VITEST_PIECES, assert_claims_hold, assert_not_read, assert_pieces_hold, counts,
+        fixture_files, fixture_text, names, read_output, read_output_claimed, read_text,
+    };
 
     /// Both streams as one, as `2>&1` or a terminal shows them: the sections come first.
     fn combined(name: &str) -> String {
@@ -617,39 +592,24 @@ mod tests {
         text
     }
 
-    fn counts(run: &TestRun) -> (u64, u64, u64) {
-        (run.passed, run.failed, run.skipped)
-    }
-
-    fn names(run: &TestRun) -> Vec<&str> {
-        run.failures.iter().map(|c| c.name.as_str()).collect()
-    }
-
     /// Every variant of a fixture (plain and colour), read as separate streams through the
     /// detection, as one stream and stdout alone through this reader: the counts and the claim.
     fn read_all(name: &str, variants: &[&str], expected: (u64, u64, u64)) -> Vec<TestRun> {
         let mut runs = Vec::new();
         for variant in variants {
             let name = format!("{name}{variant}");
-            let run = read_output(&name).unwrap_or_else(|| panic!("{name}: nothing read"));
-            assert_eq!(run.format, ReportFormat::VitestText, "{name}");
-            assert_eq!(run.framework, "vitest", "{name}");
-            assert_eq!(counts(&run), expected, "{name}");
-            // Vitest's summary is the only one: no other format reads its lines as its own.
-            let [claim] = run.claims.as_slice() else {
-                panic!("{name}: {:?}", run.claims);
-            };
-            assert_eq!(claim.format, ReportFormat::VitestText, "{name}");
-            assert_eq!(
-                (claim.passed, claim.failed, claim.skipped),
+            let run = read_output_claimed(
+                "vitest-text",
+                &name,
+                ReportFormat::VitestText,
+                "stdout",
                 expected,
-                "{name}"
             );
-            assert_eq!(claim.origin, format!("{name}.stdout.txt"));
+            assert_eq!(run.framework, "vitest", "{name}");
             // The failures named are the failures counted.
             assert_eq!(run.failures.len() as u64, run.failed, "{name}");
 
-            let (claim, together) = read_text(&combined(&name));
+            let (claim, together) = read_text(ReportFormat::VitestText, &combined(&name));
             let together = together.unwrap_or_else(|| panic!("{name}: not read as one"));
             assert_eq!(counts(&together), expected, "{name}");
             assert_eq!(together.failures, run.failures, "{name}");
@@ -658,8 +618,10 @@ mod tests {
                 Some(expected)
             );
 
-            let (claim, stdout) =
-                read_text(&fixture_text(&format!("vitest-text/{name}.stdout.txt")));
+            let (claim, stdout) = read_text(
+                ReportFormat::VitestText,
+                &fixture_text(&format!("vitest-text/{name}.stdout.txt")),
+            );
             assert_eq!(stdout.map(|r| counts(&r)), Some(expected), "{name}");
             assert_eq!(
                 claim.map(|c| (c.passed, c.failed, c.skipped)),
@@ -852,8 +814,12 @@ mod tests {
     fn no_tests_is_left_to_the_exit_code() {
         // "No test files found, exiting with code 0/1": no summary, no file line.
         for name in ["none", "none.color", "none-fails", "none-fails.color"] {
-            assert_eq!(read_output(name), None, "{name}");
-            assert_eq!(read_text(&combined(name)), (None, None), "{name}");
+            assert_eq!(read_output("vitest-text", name), None, "{name}");
+            assert_eq!(
+                read_text(ReportFormat::VitestText, &combined(name)),
+                (None, None),
+                "{name}"
+            );
         }
     }
 
@@ -862,7 +828,10 @@ mod tests {
         // The sections hold no summary: on their own they count the failures they name (a
         // suite that hides stdout still fails); beside stdout, the two halves of the run join
         // (the larger of each count), so nothing is counted twice.
-        let (claim, run) = read_text(&fixture_text("vitest-text/mixed.stderr.txt"));
+        let (claim, run) = read_text(
+            ReportFormat::VitestText,
+            &fixture_text("vitest-text/mixed.stderr.txt"),
+        );
         assert_eq!(claim, None);
         let run = run.expect("the sections are Vitest's");
         assert_eq!(counts(&run), (0, 8, 0));
@@ -871,7 +840,7 @@ mod tests {
         // test is one failure; the unhandled error is not shown there.
         let text = fixture_text("vitest-text/mixed.stdout.txt");
         let cut = text.split("\n Test Files").next().unwrap_or_default();
-        let (claim, run) = read_text(cut);
+        let (claim, run) = read_text(ReportFormat::VitestText, cut);
         assert_eq!(claim, None);
         assert_eq!(counts(&run.expect("file lines")), (11, 7, 4));
     }
@@ -881,16 +850,17 @@ mod tests {
         let closed = " ❯ a.test.ts (2 tests | 1 failed) 3ms\n Test Files  1 failed (1)\n      Tests  1 failed | 1 passed (2)\n   Duration  1.00s (transform 1ms)\n";
         // A live summary (no breakdown after its Duration) replaced by the closing one.
         let live = " Test Files  0 passed (1)\n      Tests  1 passed (2)\n   Duration  0.50s\n";
-        let (claim, run) = read_text(&format!("{live}{closed}"));
+        let (claim, run) = read_text(ReportFormat::VitestText, &format!("{live}{closed}"));
         assert_eq!(claim, Some(Claim::new(ReportFormat::VitestText, 1, 1, 0)));
         assert_eq!(counts(&run.expect("a run")), (1, 1, 0));
         // Two runs add up; a run cut short after its summary counts it.
         let cut = " RUN  v3.2.7 /x\n\n Test Files  1 passed (1)\n      Tests  2 passed (2)\n";
-        let (claim, run) = read_text(&format!("{closed}{closed}{cut}"));
+        let (claim, run) = read_text(ReportFormat::VitestText, &format!("{closed}{closed}{cut}"));
         assert_eq!(claim, Some(Claim::new(ReportFormat::VitestText, 4, 2, 0)));
         assert_eq!(counts(&run.expect("a run")), (4, 2, 0));
         // A bailed run: tests in the total but in no part never finished.
         let (_, run) = read_text(
+            ReportFormat::VitestText,
             " ❯ a.test.ts (2 tests | 1 failed) 3ms\n Test Files  1 failed (3)\n      Tests  1 failed | 2 passed (9)\n",
         );
         assert_eq!(counts(&run.expect("a run")), (2, 7, 0));
@@ -907,28 +877,18 @@ mod tests {
 
     #[test]
     fn other_formats_are_not_claimed() {
-        let dir = |rel: &str| {
-            let mut paths: Vec<_> = std::fs::read_dir(fixture(rel))
-                .unwrap_or_else(|e| panic!("{rel}: {e}"))
-                .filter_map(|entry| entry.ok().map(|e| e.path()))
-                .filter(|p| p.is_file())
-                .collect();
-            paths.sort();
-            paths
-        };
-        let text_files = dir("node-spec")
+        let text_files = fixture_files("node-spec")
             .into_iter()
-            .chain(dir("pytest"))
-            .chain(dir("jest-text"))
-            .chain(dir("jest"))
+            .chain(fixture_files("pytest"))
+            .chain(fixture_files("jest-text"))
+            .chain(fixture_files("jest"))
             .filter(|p| p.to_string_lossy().ends_with(".txt"));
-        let paths: Vec<_> = dir("mocha").into_iter().chain(text_files).collect();
+        let paths: Vec<_> = fixture_files("mocha")
+            .into_iter()
+            .chain(text_files)
+            .collect();
         assert!(paths.len() > 60, "{}", paths.len());
-        for path in paths {
-            let text = std::fs::read_to_string(&path).expect("read");
-            assert_eq!(read_text(&text), (None, None), "{}", path.display());
-        }
-        for text in [
+        let texts = [
             "",
             " RUN  v3.2.7 /tmp/x\n",
             "   ✓ a test 1ms\n   × another 2ms\n     → boom\n",
@@ -938,9 +898,8 @@ mod tests {
             " FAIL  a.test.ts > t\nError: boom\n",
             "  3 passing (2ms)\n  1 failing\n",
             "ℹ tests 3\nℹ pass 3\n",
-        ] {
-            assert_eq!(read_text(text), (None, None), "{text:?}");
-        }
+        ];
+        assert_not_read(ReportFormat::VitestText, &paths, &texts);
     }
 
     #[test]
@@ -986,7 +945,7 @@ mod tests {
     fn identical_errors_and_projects() {
         // Vitest prints an error shared by several tasks once, under all their names.
         let text = "⎯⎯⎯ Failed Tests 2 ⎯⎯⎯\n\n FAIL  |api| a.test.ts > one\n FAIL  |api| a.test.ts > two\nError: shared\n ❯ a.test.ts:3:1\n\n⎯⎯⎯[1/2]⎯\n\n ❯ |api| a.test.ts (2 tests | 2 failed) 3ms\n Test Files  1 failed (1)\n      Tests  2 failed (2)\n   Duration  1.00s (x)\n";
-        let (_, run) = read_text(text);
+        let (_, run) = read_text(ReportFormat::VitestText, text);
         let run = run.expect("a run");
         assert_eq!(counts(&run), (0, 2, 0));
         let found: Vec<_> = run
@@ -1012,59 +971,7 @@ mod tests {
 
     #[test]
     fn hostile_lines_never_panic() {
-        const PIECES: &[&str] = &[
-            "FAIL ./a.test.js",
-            "PASS ./é.test.ts",
-            "  ● ",
-            "  ● Test suite failed to run",
-            "    at x (a.test.js:1:2)",
-            "    > 3 |",
-            "Test Suites: 1 failed, 1 of 2 total",
-            "Tests:       1 failed, 2 total",
-            "Tests:       18446744073709551615 passed, 1 total",
-            "Ran all test suites.",
-            "Summary of all failing tests",
-            " ❯ a.test.ts (1 test | 1 failed) 3ms",
-            " ❯ (",
-            " Test Files  1 failed (1)",
-            "      Tests  1 failed | 9 passed (3)",
-            "     Errors  1 error",
-            "   Duration  1.00s (x)",
-            "⎯⎯ Failed Tests 1 ⎯⎯",
-            "⎯⎯ Failed Suites 1 ⎯⎯",
-            "⎯⎯ Unhandled Errors ⎯⎯",
-            "⎯⎯ Uncaught Exception ⎯⎯",
-            "⎯[1/1]⎯",
-            "⎯",
-            " FAIL  a.test.ts > ",
-            " FAIL  |p| a.test.ts [ a.test.ts ]",
-            "This error originated in \"\" test file.",
-            " RUN  v3.2.7 /x",
-            "\u{1b}[31m✕\u{1b}[0m ünïcödé",
-            "",
-        ];
-        for seed in 0..300 {
-            let mut rng = crate::results::testkit::Rng::new(seed);
-            let lines: Vec<String> = (0..rng.below(40))
-                .map(|_| {
-                    let piece = PIECES[rng.below(PIECES.len())];
-                    let cut = rng.below(piece.len() + 1);
-                    let end = (0..=cut)
-                        .rev()
-                        .find(|i| piece.is_char_boundary(*i))
-                        .unwrap_or(0);
-                    piece[..end].to_owned()
-                })
-                .collect();
-            let (claim, run) = crate::results::testkit::read_with(ReportFormat::VitestText, &lines);
-            if let Some(claim) = claim {
-                let run = run.expect("a claim comes with a run");
-                assert!(
-                    run.failed >= claim.failed && run.total() >= claim.total(),
-                    "{seed}"
-                );
-            }
-        }
+        assert_pieces_hold(ReportFormat::VitestText, JEST_AND_VITEST_PIECES, 300);
     }
 
     #[test]
@@ -1076,7 +983,7 @@ mod tests {
                 "é".repeat(MAX_KEPT_FAILURES * 20)
             ));
         }
-        let (_, run) = read_text(&text);
+        let (_, run) = read_text(ReportFormat::VitestText, &text);
         let run = run.expect("a run");
         assert_eq!(run.failures.len(), MAX_KEPT_FAILURES);
         let message = run.failures[0].message.as_deref().unwrap_or_default();
@@ -1090,7 +997,7 @@ mod tests {
             " Test Files  {n} failed ({n})\n      Tests  {n} failed ({n})\n",
             n = MAX_FILES + 10
         ));
-        let (claim, run) = read_text(&text);
+        let (claim, run) = read_text(ReportFormat::VitestText, &text);
         assert_eq!(claim.map(|c| c.failed), Some((MAX_FILES + 20) as u64));
         assert_eq!(run.map(|r| r.failed), Some((MAX_FILES + 20) as u64));
     }
