@@ -136,7 +136,10 @@ impl LineReader for AdhocReader {
         if is_rule(text) {
             return;
         }
-        if text.chars().any(char::is_alphanumeric) {
+        if !self.said_after_totals
+            && (self.totals.is_some() || self.block != Block::default())
+            && text.chars().any(char::is_alphanumeric)
+        {
             self.said_after_totals = true;
         }
         self.end_block();

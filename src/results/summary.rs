@@ -17,7 +17,8 @@ impl LineReader for SummaryReader {
         if let Some(run) = parse_line(line) {
             self.last = Some(run);
             self.said_after = false;
-        } else if line.chars().any(char::is_alphanumeric) {
+        } else if self.last.is_some() && !self.said_after && line.chars().any(char::is_alphanumeric)
+        {
             self.said_after = true;
         }
     }
@@ -44,6 +45,18 @@ impl LineReader for SummaryReader {
 /// around the line. Refused: other orders, other words (`tests passed`), a prefix of more
 /// than one word, text after the counts.
 pub(crate) fn parse_line(line: &str) -> Option<TestRun> {
+    // Every line of every stream comes here: most are turned away by their last bytes (a
+    // line ending in other than ASCII may end in Unicode white space, and takes the long way).
+    let tail = line.as_bytes().trim_ascii_end();
+    match tail.last() {
+        None => return None,
+        Some(&last)
+            if last < 0x80 && !(tail.ends_with(b"failed") || tail.ends_with(b"skipped")) =>
+        {
+            return None;
+        }
+        Some(_) => {}
+    }
     let line = line.trim();
     let counts = strip_label(line).unwrap_or(line);
     let (passed, rest) = count(counts, "passed")?;
