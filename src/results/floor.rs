@@ -53,17 +53,20 @@ impl Tally {
     /// most failures, the most tests and the most skips any of them saw, the rest passed. No
     /// reading's failures or tests are ever counted down.
     fn floor(readings: &[Self]) -> Self {
-        if let Some(all) = readings
-            .iter()
-            .find(|t| readings.iter().all(|o| t.covers(*o)))
-        {
-            return *all;
-        }
         let (mut failed, mut total, mut skipped) = (0u64, 0u64, 0u64);
         for t in readings {
             failed = failed.max(t.failed);
             total = total.max(t.total());
             skipped = skipped.max(t.skipped);
+        }
+        // A reading with the most failures and the most tests holds every other's (of two
+        // such, the one that passed fewer).
+        if let Some(all) = readings
+            .iter()
+            .filter(|t| t.failed == failed && t.total() == total)
+            .max_by_key(|t| t.skipped)
+        {
+            return *all;
         }
         let skipped = skipped.min(total - failed.min(total));
         Self {
@@ -464,7 +467,10 @@ mod tests {
                 Some(d) => {
                     assert_eq!(d.read, read);
                     assert_eq!(d.counted, after);
-                    let dominant = all.iter().find(|t| all.iter().all(|o| t.covers(*o)));
+                    let dominant = all
+                        .iter()
+                        .filter(|t| all.iter().all(|o| t.covers(*o)))
+                        .max_by_key(|t| t.skipped);
                     match dominant {
                         Some(t) => assert_eq!(after, *t, "case {case}"),
                         None => {
