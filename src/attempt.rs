@@ -121,7 +121,8 @@ pub fn read(
     files.sort();
     files.dedup();
     let mut run: Option<TestRun> = None;
-    let mut coverage: Option<Coverage> = None;
+    // One total per unit: lines and statements do not add up.
+    let mut by_unit: Vec<Coverage> = Vec::new();
     let mut sources = Vec::new();
     // Coverage reports that measured nothing, and why: coverage is then unknown, never 0/0.
     let mut coverage_unread: Vec<String> = Vec::new();
@@ -156,29 +157,16 @@ pub fn read(
                 found.format.as_str(),
                 found.unit.as_str()
             )),
-            Ok(Some(found)) => match &mut coverage {
-                Some(so_far) => {
-                    if let Err(mixed) = so_far.merge(found) {
-                        // Lines and statements do not add up: the lower figure stands.
-                        let kept = mixed.lower();
-                        lint.push(Finding::warning(
-                            "coverage-mixed",
-                            &skill_file,
-                            None,
-                            format!(
-                                "{name} counts {} where earlier reports count {}: they do not \
-                                 add up, so the lower coverage, {:.2} ({}), is used",
-                                mixed.other.unit.as_str(),
-                                mixed.kept.unit.as_str(),
-                                kept.ratio().unwrap_or(0.0),
-                                kept.format.as_str()
-                            ),
-                        ));
-                        *so_far = kept;
+            Ok(Some(found)) => {
+                // Reports add up within a unit (lines, statements), never across.
+                let mut pending = Some(found);
+                for so_far in &mut by_unit {
+                    if let Some(found) = pending.take() {
+                        pending = so_far.merge(found).err().map(|mixed| mixed.other);
                     }
                 }
-                None => coverage = Some(found),
-            },
+                by_unit.extend(pending);
+            }
             Ok(None)
                 if (declared_coverage.contains(file) || named_coverage(&name))
                     && is_blank(file) =>
@@ -189,6 +177,23 @@ pub fn read(
             Err(err) => warnings.push(err.to_string()),
         }
     }
+    let coverage = lowest(by_unit).map(|(lowest, mixed)| {
+        if let Some(mixed) = mixed {
+            lint.push(Finding::warning(
+                "coverage-mixed",
+                &skill_file,
+                None,
+                format!(
+                    "the coverage reports count {mixed}: they do not add up, so the lowest, \
+                     {:.2} ({} {}), is used",
+                    lowest.ratio().unwrap_or(0.0),
+                    lowest.format.as_str(),
+                    lowest.unit.as_str()
+                ),
+            ));
+        }
+        lowest
+    });
     let coverage_unread = coverage
         .is_none()
         .then(|| coverage_unread.join("; "))
@@ -229,14 +234,17 @@ pub fn read(
         },
     };
     let read_from = format!("{} ({})", sources.join(", "), run.format.as_str());
-    let disagreement = results::floor::apply(&mut run, &read_from).map(|disagreement| {
+    let from_output = sources.iter().all(|s| s == "output");
+    let disagreement = results::floor::apply(&mut run, &read_from, from_output).and_then(|d| {
         lint.push(Finding::warning(
             "report-disagrees",
             &skill_file,
             None,
-            redact_text(&disagreement.to_string()),
+            redact_text(&d.to_string()),
         ));
-        redact_text(&disagreement.reason())
+        // Only skips missing from a report (pending tests a JUnit writer leaves out) are
+        // counted from the summary without holding the skill back.
+        d.unsettled.then(|| redact_text(&d.reason()))
     });
     let unread = match (sources.last().map(String::as_str), finished.exit_code) {
         (Some(EXIT_CODE), Some(code)) if finished.spawn_error.is_none() => {
@@ -275,6 +283,30 @@ pub fn read(
         coverage_unread,
         declared,
     }
+}
+
+/// The lowest of the coverage totals, and when there are several (in different units), what
+/// each measured (`lines 0.25 (lcov) and statements 1.00 (go-cover)`).
+fn lowest(by_unit: Vec<Coverage>) -> Option<(Coverage, Option<String>)> {
+    let ratio = |c: &Coverage| c.ratio().unwrap_or(0.0);
+    let mixed = (by_unit.len() > 1).then(|| {
+        by_unit
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} {:.2} ({})",
+                    c.unit.as_str(),
+                    ratio(c),
+                    c.format.as_str()
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" and ")
+    });
+    let lowest = by_unit
+        .into_iter()
+        .min_by(|a, b| ratio(a).total_cmp(&ratio(b)))?;
+    Some((lowest, mixed))
 }
 
 /// A file of nothing but whitespace. Only the first few KiB are read: a larger file is not

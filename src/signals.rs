@@ -174,7 +174,9 @@ pub struct TestCounts {
 
 impl TestCounts {
     pub fn total(&self) -> u64 {
-        self.passed + self.failed + self.skipped
+        self.passed
+            .saturating_add(self.failed)
+            .saturating_add(self.skipped)
     }
 }
 

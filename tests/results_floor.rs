@@ -322,27 +322,36 @@ fn a_stream_that_cannot_be_read_does_not_hide_the_others_summary() {
 
 #[test]
 fn coverage_in_two_units_keeps_the_lower() {
-    // lcov at 25 % of lines, a Go profile at 100 % of statements: they do not add up, and the
-    // higher cannot hide the lower.
+    // Lines: 1 of 4, then 96 of 96 (97 %); statements: 1 of 2 (50 %). They do not add up, and
+    // a later report in one unit cannot raise what the other measured.
     let repo = Repo::plain();
+    let mut lines = String::from("SF:lib.sh\\n");
+    for line in 1..=96 {
+        lines.push_str(&format!("DA:{line},1\\n"));
+    }
+    lines.push_str("end_of_record\\n");
     skill(
         &repo,
         "mixed",
-        "printf 'SF:lib.sh\\nDA:1,1\\nDA:2,0\\nDA:3,0\\nDA:4,0\\nend_of_record\\n' > \"$SKILLGATE_REPORT_DIR/lcov.info\"\n\
-         printf 'mode: set\\nx.go:1.1,2.1 3 1\\n' > \"$SKILLGATE_REPORT_DIR/cover.out\"\n\
-         echo '1..1'; echo 'ok 1 - a'",
+        &format!(
+            "printf 'SF:lib.sh\\nDA:1,1\\nDA:2,0\\nDA:3,0\\nDA:4,0\\nend_of_record\\n' > \"$SKILLGATE_REPORT_DIR/a.info\"\n\
+             printf 'mode: set\\nx.go:1.1,2.1 1 1\\nx.go:3.1,4.1 1 0\\n' > \"$SKILLGATE_REPORT_DIR/cover.out\"\n\
+             printf '{lines}' > \"$SKILLGATE_REPORT_DIR/z.info\"\n\
+             rm \"$SKILLGATE_REPORT_DIR/lcov.info\"\n\
+             echo '1..1'; echo 'ok 1 - a'"
+        ),
     );
     let (_, doc) = run_json(&repo, &["check", "--all"]);
     let mixed = &doc["skills"][0];
-    assert_eq!(mixed["coverage"]["ratio"], 0.25, "{mixed}");
-    assert_eq!(mixed["coverage"]["unit"], "lines");
+    assert_eq!(mixed["coverage"]["ratio"], 0.5, "{mixed}");
+    assert_eq!(mixed["coverage"]["unit"], "statements");
+    assert_eq!(mixed["coverage"]["statements_covered"], 1);
     assert_eq!(mixed["decision"]["tier"], "human");
-    let finding = findings(mixed, "coverage-mixed");
     assert_eq!(
-        finding,
+        findings(mixed, "coverage-mixed"),
         [
-            "lcov.info counts lines where earlier reports count statements: they do not add up, \
-          so the lower coverage, 0.25 (lcov), is used"
+            "the coverage reports count lines 0.97 (lcov) and statements 0.50 (go-cover): they do \
+          not add up, so the lowest, 0.50 (go-cover statements), is used"
         ]
     );
 }
@@ -371,4 +380,28 @@ fn an_empty_declared_coverage_report_is_named() {
         reason.contains("coverage unknown: the coverage report out/results.dat is empty; the lcov report lcov.info covers nothing (0 of 0 lines)"),
         "{reason}"
     );
+}
+
+#[test]
+fn two_frameworks_in_one_output_count_both_and_settle() {
+    // `pytest && node --test`: pytest's 4 passes are read, node's TAP summary says 3 more
+    // leaves passed (4 tests, one of them the parent of the others).
+    let repo = Repo::plain();
+    skill(
+        &repo,
+        "both",
+        &format!(
+            "cat '{}'\ncat '{}'",
+            fixture("pytest/pass-plain.txt"),
+            fixture("tap/node-hooks.tap")
+        ),
+    );
+    let (code, doc) = run_json(&repo, &["check", "--all"]);
+    let both = &doc["skills"][0];
+    assert_eq!(both["tests"]["format"], "pytest");
+    assert_eq!(both["tests"]["pass_count"], 7, "{both}");
+    assert_eq!(both["tests"]["fail_count"], 0);
+    assert!(findings(both, "report-disagrees").is_empty(), "{both}");
+    assert_eq!(both["decision"]["tier"], "auto", "{both}");
+    assert_eq!(code, 0);
 }

@@ -62,7 +62,7 @@ pub fn run(args: &ParseArgs) -> Result<Outcome, Error> {
                 .join(", "),
             run.format.as_str()
         );
-        results::floor::apply(run, &read_from).map(|d| d.to_string())
+        results::floor::apply(run, &read_from, false).map(|d| d.to_string())
     });
     let mut coverage: Option<Coverage> = None;
     for file in &args.coverage {

@@ -92,18 +92,6 @@ pub struct MixedUnits {
     pub other: Coverage,
 }
 
-impl MixedUnits {
-    /// The report with the lower coverage: neither can raise what the other measured.
-    pub fn lower(&self) -> Coverage {
-        let ratio = |c: &Coverage| c.ratio().unwrap_or(0.0);
-        if ratio(&self.other) < ratio(&self.kept) {
-            self.other.clone()
-        } else {
-            self.kept.clone()
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -17,7 +17,7 @@ impl Criterion for PassRate {
         let tests = signals.tests?;
         let total = match policy.skips {
             SkipHandling::Count => tests.total(),
-            SkipHandling::Exclude => tests.passed + tests.failed,
+            SkipHandling::Exclude => tests.passed.saturating_add(tests.failed),
         };
         if total == 0 {
             return None;

@@ -27,12 +27,14 @@ impl Criterion for TestSuite {
                 Demand::Human,
                 format!("test suite could not run: {reason}"),
             ),
-            (SuiteSignal::Ran, Some(tests)) if tests.passed + tests.failed > 0 => Assessment::new(
-                required,
-                tests.passed + tests.failed,
-                Demand::Auto,
-                format!("{} tests ran", tests.passed + tests.failed),
-            ),
+            (SuiteSignal::Ran, Some(tests)) if tests.passed.saturating_add(tests.failed) > 0 => {
+                Assessment::new(
+                    required,
+                    tests.passed.saturating_add(tests.failed),
+                    Demand::Auto,
+                    format!("{} tests ran", tests.passed.saturating_add(tests.failed)),
+                )
+            }
             (SuiteSignal::Ran, Some(tests)) if tests.skipped > 0 => Assessment::new(
                 required,
                 0,

@@ -10,7 +10,7 @@ use super::error::ReadError;
 use super::line_reader::{self, Detector, Merge};
 use super::lines::text_lines;
 use super::model::{Claim, ReportFormat, TestRun};
-use super::{jest, junit, mocha};
+use super::{floor, jest, junit, mocha};
 
 /// How much of a file is looked at to decide what it is.
 pub(crate) const SNIFF_BYTES: usize = 8 * 1024;
@@ -122,12 +122,17 @@ fn origin_of(path: &Path, what: &str) -> String {
 
 /// Read a suite's captured stdout and stderr (stdout first), each line by line through every
 /// line format. The most specific format found in either stream wins; when both streams hold
-/// it, their runs are merged (a plain closing line is a total, so the later one wins instead).
+/// it, their runs are merged (a plain closing line or a harness's totals are a whole, so the
+/// later one wins instead, unless only the earlier printed its totals).
 /// A file that does not exist counts as empty: runners skip writing an empty capture.
 /// `Ok(None)` when neither holds results.
+///
+/// The run carries every framework's closing summary from both streams (the floor of its
+/// counts), but a harness's tally only from a stream it was read from: a tally on the other
+/// stream is as likely what the code under test printed.
 pub fn read_output(stdout: &Path, stderr: &Path) -> Result<Option<TestRun>, ReadError> {
-    let mut found: Vec<TestRun> = Vec::new();
-    for path in [stdout, stderr] {
+    let mut found: Vec<(TestRun, &str)> = Vec::new();
+    for (path, origin) in [(stdout, "stdout"), (stderr, "stderr")] {
         // `jest --json` and `mocha --reporter json` print their document on stdout.
         let run = match read_head(path).map(|head| sniff(&head)) {
             Ok(Sniffed::Jest) => jest::read(path, WHAT_OUTPUT)?,
@@ -135,35 +140,54 @@ pub fn read_output(stdout: &Path, stderr: &Path) -> Result<Option<TestRun>, Read
             _ => read_lines(path, WHAT_OUTPUT, Detector::new())?,
         };
         if let Some(run) = run {
-            found.push(run);
+            found.push((run, origin));
         }
     }
-    let Some(best) = found.iter().map(|r| output_rank(r.format)).min() else {
+    let Some(best) = found.iter().map(|(r, _)| output_rank(r.format)).min() else {
         return Ok(None);
     };
-    // Every stream's summaries stay the floor, whichever stream's run is counted.
-    let claims: Vec<_> = found
-        .iter_mut()
-        .flat_map(|r| std::mem::take(&mut r.claims))
-        .collect();
-    let mut chosen = found.into_iter().filter(|r| output_rank(r.format) == best);
-    let mut run = chosen.next();
-    for later in chosen {
+    let mut claims: Vec<Claim> = Vec::new();
+    let mut run: Option<TestRun> = None;
+    let mut counted: Vec<&str> = Vec::new();
+    for (mut later, origin) in found {
+        let own_summary = later.claims.iter().any(|c| c.format == later.format);
+        claims.append(&mut later.claims);
+        if output_rank(later.format) != best {
+            continue;
+        }
         match &mut run {
             Some(first) => match line_reader::merge_rule(first.format) {
                 Merge::Add => first.merge(later),
                 Merge::OneRun => first.merge_halves(later),
-                Merge::LaterWins => run = Some(later),
+                // Totals a stream printed win over markers the other printed.
+                Merge::LaterWins if !own_summary && first_has_summary(&claims, first, &counted) => {
+                    continue;
+                }
+                Merge::LaterWins => {
+                    counted.clear();
+                    run = Some(later);
+                }
             },
             None => run = Some(later),
         }
+        counted.push(origin);
     }
+    claims.retain(|c| !floor::is_tally(c.format) || counted.contains(&c.origin.as_str()));
     Ok(run.map(|run| TestRun { claims, ..run }))
+}
+
+/// Whether the run read so far printed its own format's summary in a stream it was read from.
+fn first_has_summary(claims: &[Claim], first: &TestRun, counted: &[&str]) -> bool {
+    claims
+        .iter()
+        .any(|c| c.format == first.format && counted.contains(&c.origin.as_str()))
 }
 
 /// The closing summaries printed in a suite's stdout and stderr, whatever else they hold: the
 /// floor of results read from report files. Each stream is read on its own, as text; one that
-/// cannot be read is a warning, and the other's summaries still count.
+/// cannot be read is a warning, and the other's summaries still count. A harness's tally
+/// counts only when no framework printed a summary: beside one, it is as likely what the code
+/// under test printed.
 pub fn read_claims(stdout: &Path, stderr: &Path, warnings: &mut Vec<String>) -> Vec<Claim> {
     let mut claims = Vec::new();
     for path in [stdout, stderr] {
@@ -172,6 +196,9 @@ pub fn read_claims(stdout: &Path, stderr: &Path, warnings: &mut Vec<String>) -> 
             Ok(None) => {}
             Err(err) => warnings.push(err.to_string()),
         }
+    }
+    if claims.iter().any(|c| !floor::is_tally(c.format)) {
+        claims.retain(|c| !floor::is_tally(c.format));
     }
     claims
 }
@@ -463,7 +490,7 @@ mod tests {
                     continue;
                 };
                 let claims = run.claims.clone();
-                super::super::floor::apply(&mut run, "output");
+                super::super::floor::apply(&mut run, "output", true);
                 for claim in &claims {
                     assert!(
                         run.failed >= claim.failed && run.total() >= claim.total(),
@@ -475,6 +502,53 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_tally_on_the_other_stream_is_not_the_suites() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (out, err) = (dir.path().join("stdout.log"), dir.path().join("stderr.log"));
+        // unittest reports on stderr; the code under test printed its own tally on stdout.
+        std::fs::write(&out, "Passed: 3\nFailed: 1\n").expect("write");
+        std::fs::write(
+            &err,
+            "test_a (t.T.test_a) ... ok\n\n----------------------------------------------------------------------\nRan 5 tests in 0.001s\n\nOK\n",
+        )
+        .expect("write");
+        let mut run = read_output(&out, &err).expect("read").expect("a run");
+        assert_eq!(run.format, ReportFormat::Unittest);
+        assert!(
+            run.claims
+                .iter()
+                .all(|c| c.format == ReportFormat::Unittest),
+            "{:?}",
+            run.claims
+        );
+        assert_eq!(super::super::floor::apply(&mut run, "output", true), None);
+        // TAP on stdout; the command under test wrote its totals to stderr.
+        std::fs::write(&out, "1..2\nok 1 - a\nok 2 - b\n").expect("write");
+        std::fs::write(&err, "Total: 10\nErrors: 2\n").expect("write");
+        let mut run = read_output(&out, &err).expect("read").expect("a run");
+        assert_eq!(super::super::floor::apply(&mut run, "output", true), None);
+        assert_eq!((run.passed, run.failed), (2, 0));
+        // Beside a report file, a framework's summary makes a tally beside it no summary.
+        std::fs::write(&out, "Passed: 3\nFailed: 1\n").expect("write");
+        std::fs::write(&err, "Tests:       5 passed, 5 total\n").expect("write");
+        let claims = read_claims(&out, &err, &mut Vec::new());
+        assert!(
+            claims.iter().all(|c| c.format == ReportFormat::JestText),
+            "{claims:?}"
+        );
+    }
+
+    #[test]
+    fn totals_in_one_stream_win_over_markers_in_the_other() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let (out, err) = (dir.path().join("stdout.log"), dir.path().join("stderr.log"));
+        std::fs::write(&out, "[PASS] a\n[PASS] b\nPassed: 2\nFailed: 0\n").expect("write");
+        std::fs::write(&err, "❌ Error: missing.csv not found\n").expect("write");
+        let run = read_output(&out, &err).expect("read").expect("a run");
+        assert_eq!((run.passed, run.failed), (2, 0));
     }
 
     #[test]

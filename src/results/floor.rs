@@ -43,30 +43,24 @@ impl Tally {
             .saturating_add(self.skipped)
     }
 
-    /// At least as many failures and as many tests as `other`.
-    fn covers(self, other: Self) -> bool {
-        self.failed >= other.failed && self.total() >= other.total()
+    fn add(self, other: Self) -> Self {
+        Self {
+            passed: self.passed.saturating_add(other.passed),
+            failed: self.failed.saturating_add(other.failed),
+            skipped: self.skipped.saturating_add(other.skipped),
+        }
     }
 
-    /// What several readings of one suite add up to when they disagree. One that has at least
-    /// every other's failures and tests is taken whole (it saw what they saw); otherwise the
-    /// most failures, the most tests and the most skips any of them saw, the rest passed. No
-    /// reading's failures or tests are ever counted down.
+    /// What several readings of one suite's tests add up to: the most failures, the most tests
+    /// and the most skips any of them saw, the rest passed. No reading's failures, tests or
+    /// skips are counted down, so the pass rate is never above the kindest reading's; a reading
+    /// that has the most of all three is what it says.
     fn floor(readings: &[Self]) -> Self {
         let (mut failed, mut total, mut skipped) = (0u64, 0u64, 0u64);
         for t in readings {
             failed = failed.max(t.failed);
             total = total.max(t.total());
             skipped = skipped.max(t.skipped);
-        }
-        // A reading with the most failures and the most tests holds every other's (of two
-        // such, the one that passed fewer).
-        if let Some(all) = readings
-            .iter()
-            .filter(|t| t.failed == failed && t.total() == total)
-            .max_by_key(|t| t.skipped)
-        {
-            return *all;
         }
         let skipped = skipped.min(total - failed.min(total));
         Self {
@@ -106,6 +100,10 @@ pub struct Disagreement {
     pub summaries: Vec<Summary>,
     /// What the run counts now.
     pub counted: Tally,
+    /// Whether the evidence contradicts itself in a way that matters to a verdict: failures or
+    /// passes were counted differently, or summaries in one place disagree about failures. Not
+    /// when only skips were missing (a JUnit writer that leaves pending tests out).
+    pub unsettled: bool,
 }
 
 impl Disagreement {
@@ -190,21 +188,55 @@ fn place(origin: &str) -> &str {
     }
 }
 
-/// Hold `run` to the summaries it carries. When it counts fewer failures or fewer tests than a
-/// summary, or summaries printed in one place (the suite's output, or one report file)
-/// disagree about failures, the counts become the floor of every reading (the most failures,
-/// tests and skips any saw; the failures it named are kept) and the disagreement is returned:
-/// the decision escalates on it. Summaries in different places may count different tests
-/// (a report file each), so the run is held to each of them but they are not compared.
+/// Whether a format is a harness's own tally (a totals block, the plain closing line) rather
+/// than a test framework's summary.
+pub fn is_tally(format: ReportFormat) -> bool {
+    matches!(format, ReportFormat::Adhoc | ReportFormat::Summary)
+}
+
+/// Whether a run was read as a test framework's own output (not a tally, not an exit code).
+fn is_framework(format: ReportFormat) -> bool {
+    !is_tally(format) && format != ReportFormat::ExitCode
+}
+
+/// Hold `run` to the summaries it carries.
+///
+/// - `read_from_output`: the run was read from the suite's output as a framework's. Another
+///   framework's summary there counts tests of its own (a `test.sh` that runs pytest, then
+///   `node --test`): they are added to the run, not compared with it. When the run came from
+///   report files, or is a tally or an exit code, every summary is compared with it.
+/// - When the run counts fewer failures, tests or skips than a summary, or summaries printed
+///   in one place (the suite's output, or one report file) disagree about failures, the counts
+///   become the floor of every reading ([`Tally::floor`]; the failures it named are kept) and
+///   the disagreement is returned. Summaries in different files may count different tests,
+///   so the run is held to each of them but they are not compared with each other.
+///
 /// `read_from` names where the run was read (`output (tap)`).
-pub fn apply(run: &mut TestRun, read_from: &str) -> Option<Disagreement> {
+pub fn apply(run: &mut TestRun, read_from: &str, read_from_output: bool) -> Option<Disagreement> {
     let mut summaries: Vec<Summary> = Vec::new();
     let mut index: HashMap<(ReportFormat, Tally), usize> = HashMap::new();
     let mut seen: HashSet<(usize, &str)> = HashSet::new();
     // The fewest and most failures said in each place.
     let mut by_place: HashMap<&str, (u64, u64)> = HashMap::new();
+    let mut others = Tally {
+        passed: 0,
+        failed: 0,
+        skipped: 0,
+    };
+    let mut other_sets: HashSet<(ReportFormat, Tally)> = HashSet::new();
     for claim in &run.claims {
         let tally = Tally::of_claim(claim);
+        if read_from_output
+            && is_framework(run.format)
+            && claim.format != run.format
+            && !is_tally(claim.format)
+            && place(&claim.origin) == "output"
+        {
+            if other_sets.insert((claim.format, tally)) {
+                others = others.add(tally);
+            }
+            continue;
+        }
         let at = *index.entry((claim.format, tally)).or_insert_with(|| {
             summaries.push(Summary {
                 format: claim.format,
@@ -225,17 +257,22 @@ pub fn apply(run: &mut TestRun, read_from: &str) -> Option<Disagreement> {
         range.0 = range.0.min(claim.failed);
         range.1 = range.1.max(claim.failed);
     }
+    if !other_sets.is_empty() {
+        let with_others = Tally::of_run(run).add(others);
+        run.passed = with_others.passed;
+        run.failed = with_others.failed;
+        run.skipped = with_others.skipped;
+    }
     if summaries.is_empty() {
         return None;
     }
     let read = Tally::of_run(run);
-    let held = summaries.iter().all(|s| read.covers(s.tally));
-    let agree = by_place.values().all(|(least, most)| least == most);
-    if held && agree {
-        return None;
-    }
     let readings: Vec<Tally> = summaries.iter().map(|s| s.tally).chain([read]).collect();
     let counted = Tally::floor(&readings);
+    let conflict = by_place.values().any(|(least, most)| least != most);
+    if counted == read && !conflict {
+        return None;
+    }
     run.passed = counted.passed;
     run.failed = counted.failed;
     run.skipped = counted.skipped;
@@ -244,6 +281,7 @@ pub fn apply(run: &mut TestRun, read_from: &str) -> Option<Disagreement> {
         read_from: read_from.to_owned(),
         summaries,
         counted,
+        unsettled: conflict || counted.failed != read.failed || counted.passed != read.passed,
     })
 }
 
@@ -283,7 +321,7 @@ mod tests {
             vec![claim(ReportFormat::MochaSpec, (3, 5, 5), "stdout")],
         );
         r.failures.push(TestCase::failed("named", None));
-        let d = apply(&mut r, "output (adhoc)").expect("a disagreement");
+        let d = apply(&mut r, "output (adhoc)", false).expect("a disagreement");
         assert_eq!(tally(&r), (3, 5, 5));
         assert_eq!(r.failures.len(), 1, "named failures are kept");
         assert_eq!(
@@ -309,14 +347,14 @@ mod tests {
                 claim(ReportFormat::Pytest, (2, 5, 2), "out.txt"),
             ],
         );
-        assert_eq!(apply(&mut r, "report.xml (junit)"), None);
+        assert_eq!(apply(&mut r, "report.xml (junit)", false), None);
         assert_eq!(tally(&r), (2, 5, 2));
         // Read more failures than the summary says (cancelled counts as failed here): fine.
         let mut r = run(4, 3, 2, vec![claim(ReportFormat::Tap, (4, 2, 2), "stdout")]);
-        assert_eq!(apply(&mut r, "output (tap)"), None);
+        assert_eq!(apply(&mut r, "output (tap)", false), None);
         // No summary at all.
         let mut r = run(1, 0, 0, Vec::new());
-        assert_eq!(apply(&mut r, "output (adhoc)"), None);
+        assert_eq!(apply(&mut r, "output (adhoc)", false), None);
     }
 
     #[test]
@@ -327,7 +365,7 @@ mod tests {
             0,
             vec![claim(ReportFormat::Pytest, (5, 0, 0), "stderr")],
         );
-        let d = apply(&mut r, "output (summary)").expect("disagrees");
+        let d = apply(&mut r, "output (summary)", false).expect("disagrees");
         assert_eq!(tally(&r), (5, 0, 0));
         assert_eq!(
             d.read,
@@ -348,7 +386,7 @@ mod tests {
             0,
             vec![claim(ReportFormat::JestText, (3, 1, 0), "stderr")],
         );
-        apply(&mut r, "output (adhoc)").expect("disagrees");
+        apply(&mut r, "output (adhoc)", false).expect("disagrees");
         assert_eq!(tally(&r), (9, 1, 0));
         // Skips are never counted down either.
         let mut r = run(
@@ -357,7 +395,7 @@ mod tests {
             0,
             vec![claim(ReportFormat::JestText, (3, 1, 4), "stderr")],
         );
-        apply(&mut r, "output (adhoc)").expect("disagrees");
+        apply(&mut r, "output (adhoc)", false).expect("disagrees");
         assert_eq!(tally(&r), (5, 1, 4));
     }
 
@@ -369,13 +407,13 @@ mod tests {
         ];
         // The itemised reading already holds the worse: counts stay, the finding is made.
         let mut r = run(7, 5, 0, claims.clone());
-        let d = apply(&mut r, "output (jest-text)").expect("disagrees");
+        let d = apply(&mut r, "output (jest-text)", false).expect("disagrees");
         assert_eq!(tally(&r), (7, 5, 0));
         assert_eq!(d.summaries.len(), 2);
         assert!(d.to_string().ends_with("counted as read"), "{d}");
         // Read as the better one: the worse summary wins.
         let mut r = run(12, 0, 0, claims);
-        apply(&mut r, "output (summary)").expect("disagrees");
+        apply(&mut r, "output (summary)", false).expect("disagrees");
         assert_eq!(tally(&r), (7, 5, 0));
     }
 
@@ -391,8 +429,53 @@ mod tests {
                 claim(ReportFormat::Summary, (3, 1, 2), "stdout.txt"),
             ],
         );
-        assert_eq!(apply(&mut r, "node.tap, stdout.txt (tap)"), None);
+        assert_eq!(apply(&mut r, "node.tap, stdout.txt (tap)", false), None);
         assert_eq!(tally(&r), (7, 4, 4));
+    }
+
+    #[test]
+    fn another_frameworks_summary_in_the_output_is_tests_of_its_own() {
+        // `pytest && node --test`: pytest's output was read; node's TAP summary counts more.
+        let mut tap = TestRun::new(ReportFormat::Pytest);
+        tap.passed = 5;
+        tap.claims = vec![
+            claim(ReportFormat::Pytest, (5, 0, 0), "stdout"),
+            claim(ReportFormat::Tap, (6, 2, 0), "stdout"),
+        ];
+        assert_eq!(apply(&mut tap.clone(), "output (pytest)", true), None);
+        apply(&mut tap, "output (pytest)", true);
+        assert_eq!(tally(&tap), (11, 2, 0));
+        // From a report file, the same summaries are about the report's tests.
+        let mut junit = run(5, 0, 0, Vec::new());
+        junit.format = ReportFormat::Junit;
+        junit.claims = vec![claim(ReportFormat::Tap, (6, 2, 0), "stdout")];
+        let d = apply(&mut junit, "junit.xml (junit)", false).expect("disagrees");
+        assert!(d.unsettled);
+        assert_eq!(tally(&junit), (6, 2, 0));
+    }
+
+    #[test]
+    fn skips_a_report_left_out_are_counted_without_unsettling_anything() {
+        // mocha-junit-reporter leaves pending tests out; mocha's own summary counts them.
+        let mut r = run(
+            5,
+            0,
+            0,
+            vec![claim(ReportFormat::MochaSpec, (5, 0, 1), "stdout")],
+        );
+        let d = apply(&mut r, "junit.xml (junit)", false).expect("a finding");
+        assert_eq!(tally(&r), (5, 0, 1));
+        assert!(!d.unsettled, "{d}");
+        // A pass the summary calls a skip is another matter.
+        let mut r = run(
+            6,
+            0,
+            0,
+            vec![claim(ReportFormat::MochaSpec, (5, 0, 1), "stdout")],
+        );
+        let d = apply(&mut r, "junit.xml (junit)", false).expect("a finding");
+        assert_eq!(tally(&r), (5, 0, 1));
+        assert!(d.unsettled);
     }
 
     #[test]
@@ -407,7 +490,7 @@ mod tests {
                 claim(ReportFormat::MochaSpec, (1, 1, 0), "stdout"),
             ],
         );
-        let d = apply(&mut r, "output (adhoc)").expect("disagrees");
+        let d = apply(&mut r, "output (adhoc)", false).expect("disagrees");
         assert_eq!(d.summaries.len(), 1);
         assert_eq!(d.summaries[0].origins, ["stdout", "out.txt"]);
     }
@@ -419,7 +502,7 @@ mod tests {
             .collect();
         claims.extend((0..6).map(|i| claim(ReportFormat::Tap, (i, 0, 0), "stdout")));
         let mut r = run(0, 0, 0, claims);
-        let d = apply(&mut r, "output").expect("disagrees");
+        let d = apply(&mut r, "output", false).expect("disagrees");
         let text = d.to_string();
         assert!(
             text.contains("the plain closing line in r0.txt, r1.txt, r2.txt and 7 more says"),
@@ -456,35 +539,29 @@ mod tests {
                 })
                 .collect();
             let mut r = run(read.passed, read.failed, read.skipped, claims.clone());
-            let applied = apply(&mut r, "output");
+            let applied = apply(&mut r, "output", false);
             let after = Tally::of_run(&r);
             let all: Vec<Tally> = claims.iter().map(Tally::of_claim).chain([read]).collect();
-            for other in &all {
-                assert!(after.covers(*other), "case {case}: {after} below {other}");
+            let most = |f: fn(&Tally) -> u64| all.iter().map(f).max().unwrap_or(0);
+            // The most failures, tests and skips of any reading; never a better pass rate
+            // than every reading's.
+            assert_eq!(after.failed, most(|t| t.failed), "case {case}");
+            assert_eq!(after.total(), most(|t| t.total()), "case {case}");
+            let room = after.total() - after.failed;
+            assert_eq!(after.skipped, most(|t| t.skipped).min(room), "case {case}");
+            let rate = |t: &Tally| (t.total() > 0).then(|| t.passed as f64 / t.total() as f64);
+            if let Some(a) = rate(&after) {
+                assert!(
+                    all.iter().filter_map(rate).any(|o| a <= o + 1e-12),
+                    "case {case}: {after} kinder than every reading"
+                );
             }
             match applied {
                 None => assert_eq!(after, read, "case {case}"),
                 Some(d) => {
-                    assert_eq!(d.read, read);
-                    assert_eq!(d.counted, after);
-                    let dominant = all
-                        .iter()
-                        .filter(|t| all.iter().all(|o| t.covers(*o)))
-                        .max_by_key(|t| t.skipped);
-                    match dominant {
-                        Some(t) => assert_eq!(after, *t, "case {case}"),
-                        None => {
-                            let most = |f: fn(&Tally) -> u64| all.iter().map(f).max();
-                            assert_eq!(Some(after.failed), most(|t| t.failed), "case {case}");
-                            assert_eq!(Some(after.total()), most(|t| t.total()), "case {case}");
-                            // Skips fill what failures leave of the most tests.
-                            let room = after.total() - after.failed;
-                            assert_eq!(
-                                Some(after.skipped),
-                                most(|t| t.skipped).map(|s| s.min(room)),
-                                "case {case}"
-                            );
-                        }
+                    assert_eq!((d.read, d.counted), (read, after), "case {case}");
+                    if after.failed != read.failed || after.passed != read.passed {
+                        assert!(d.unsettled, "case {case}");
                     }
                 }
             }

@@ -243,9 +243,9 @@ impl TestRun {
 
     /// Add another run's counts and failures into this one (several reports from one suite).
     pub fn merge(&mut self, other: TestRun) {
-        self.passed += other.passed;
-        self.failed += other.failed;
-        self.skipped += other.skipped;
+        self.passed = self.passed.saturating_add(other.passed);
+        self.failed = self.failed.saturating_add(other.failed);
+        self.skipped = self.skipped.saturating_add(other.skipped);
         self.duration_ms = match (self.duration_ms, other.duration_ms) {
             (Some(a), Some(b)) => Some(a + b),
             (a, b) => a.or(b),

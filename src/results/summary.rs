@@ -46,12 +46,14 @@ impl LineReader for SummaryReader {
 /// than one word, text after the counts.
 pub(crate) fn parse_line(line: &str) -> Option<TestRun> {
     // Every line of every stream comes here: most are turned away by their last bytes (a
-    // line ending in other than ASCII may end in Unicode white space, and takes the long way).
+    // line ending in anything but a visible ASCII character may end in white space that
+    // `trim` removes, such as a vertical tab or Unicode's, and takes the long way).
     let tail = line.as_bytes().trim_ascii_end();
     match tail.last() {
         None => return None,
         Some(&last)
-            if last < 0x80 && !(tail.ends_with(b"failed") || tail.ends_with(b"skipped")) =>
+            if last.is_ascii_graphic()
+                && !(tail.ends_with(b"failed") || tail.ends_with(b"skipped")) =>
         {
             return None;
         }
@@ -120,6 +122,8 @@ mod tests {
         assert_eq!(counts("summary:3 passed, 1 failed"), Some((3, 1, 0)));
         assert_eq!(counts("Tests: 0 passed, 0 failed"), Some((0, 0, 0)));
         assert_eq!(counts("Résultats: 1 passed, 2 failed"), Some((1, 2, 0)));
+        assert_eq!(counts("1 passed, 1 failed\u{b}"), Some((1, 1, 0)));
+        assert_eq!(counts("1 passed, 1 failed\u{a0}\r"), Some((1, 1, 0)));
     }
 
     #[test]
