@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::discover::{SkillDir, owner};
+use crate::discover::{Link, SkillDir, owner};
 use crate::git::FileChange;
 
 /// How a gated skill changed.
@@ -39,6 +39,37 @@ impl ChangeKind {
 pub struct SkillChange {
     pub skill: SkillDir,
     pub kind: ChangeKind,
+}
+
+/// The file changes, and for each changed path a symlink leads to (the link's target or a
+/// file below it), the same change at the link's path: a skill whose `scripts/run.sh` links to
+/// `tools/run.sh` changes when `tools/run.sh` does.
+pub fn through_links(links: &[Link], files: &[FileChange]) -> Vec<FileChange> {
+    let mut out = files.to_vec();
+    for change in files {
+        let paths: Vec<&String> = match change {
+            FileChange::Added(p) | FileChange::Modified(p) | FileChange::Deleted(p) => vec![p],
+            FileChange::Renamed { from, to } => vec![from, to],
+        };
+        for path in paths {
+            for link in links {
+                let linked = if *path == link.target {
+                    Some(link.path.clone())
+                } else {
+                    path.strip_prefix(&link.target)
+                        .and_then(|rest| rest.strip_prefix('/'))
+                        .map(|rest| format!("{}/{rest}", link.path))
+                };
+                if let Some(linked) = linked {
+                    let modified = FileChange::Modified(linked);
+                    if !out.contains(&modified) {
+                        out.push(modified);
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Map file changes to the skills that own them. A file belongs to its nearest enclosing skill:
@@ -309,6 +340,42 @@ mod tests {
         assert_eq!(
             kinds(&skill_changes(&skills, &skills, &files)),
             vec![("s/a", ChangeKind::Modified), ("s/b", ChangeKind::Modified)]
+        );
+    }
+
+    #[test]
+    fn a_change_behind_a_symlink_modifies_the_skill_that_links_to_it() {
+        let skills = vec![skill(".claude/skills/x"), skill(".claude/skills/y")];
+        let links = vec![
+            Link {
+                path: ".claude/skills/x/scripts/run.sh".into(),
+                target: "tools/run.sh".into(),
+            },
+            Link {
+                path: ".claude/skills/y/lib".into(),
+                target: "shared/lib".into(),
+            },
+        ];
+        let files = vec![
+            FileChange::Modified("tools/run.sh".into()),
+            FileChange::Added("shared/lib/a.sh".into()),
+            FileChange::Modified("tools/run.sh.bak".into()),
+        ];
+        let files = through_links(&links, &files);
+        assert_eq!(
+            kinds(&skill_changes(&skills, &skills, &files)),
+            vec![
+                (".claude/skills/x", ChangeKind::Modified),
+                (".claude/skills/y", ChangeKind::Modified)
+            ]
+        );
+        assert!(
+            skill_changes(
+                &skills,
+                &skills,
+                &[FileChange::Modified("tools/run.sh".into())]
+            )
+            .is_empty()
         );
     }
 

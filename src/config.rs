@@ -73,9 +73,13 @@ pub struct RunnerConfig {
     /// Bytes kept of each of a suite's stdout and stderr (head and tail).
     #[serde(deserialize_with = "byte_size")]
     pub output_cap: u64,
-    /// Environment variables a suite may see even though they look like secrets.
+    /// Environment variables a suite sees besides the runner's allowlist (`PATH`, the locale,
+    /// `CI`, `SKILLGATE_*`, the GitHub run's descriptive variables, toolchain locations; see
+    /// `runner::scrubbed_env`), by exact name. They pass even when they look like secrets or
+    /// hold a URL with a password: naming one is the config's choice to hand it to every suite.
     pub env_allow: Vec<String>,
-    /// More environment variables that must never reach a suite.
+    /// Variables of the allowlist that must not reach a suite here (`["JAVA_HOME"]`), unless
+    /// `env-allow` names them too. Anything not allowed never reaches a suite anyway.
     pub secret_env: Vec<String>,
 }
 
@@ -101,6 +105,11 @@ pub struct PolicyConfig {
     /// How skipped tests count: `count` (in the total, so skipping a failure does not raise the
     /// rate) or `exclude` (left out of the total).
     pub skips: SkipHandling,
+    /// Whether `publish` takes a pull request's test results on the word of the job that ran
+    /// its code, for a skill the pull request changed: `escalate` (an expert looks) or `trust`.
+    /// Unset: `escalate` for a fork's pull request, `trust` for one from a branch of the
+    /// repository (whose author can push to it anyway).
+    pub self_reported_tests: Option<SelfReported>,
     /// The seed's gradual rollout: `warn`, `escalate` or `enforce`.
     pub mode: Mode,
     pub auto: AutoThresholds,
@@ -122,6 +131,7 @@ impl Default for PolicyConfig {
         Self {
             required_test_pass_rate: 0.95,
             skips: SkipHandling::Count,
+            self_reported_tests: None,
             mode: Mode::Enforce,
             auto: AutoThresholds::default(),
             human: HumanThresholds::default(),
@@ -277,6 +287,14 @@ pub struct CategoryHuman {
     pub risk: Option<f64>,
     pub complexity: Option<u32>,
     pub dependencies: Option<u32>,
+}
+
+/// `[policy] self-reported-tests`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SelfReported {
+    Escalate,
+    Trust,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

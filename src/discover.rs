@@ -46,6 +46,18 @@ impl SkillDir {
 pub struct Tree {
     pub skills: Vec<SkillDir>,
     pub findings: Vec<Finding>,
+    /// Symlinks below a root that lead to another place in the repository: a change there is
+    /// a change to the skill that links to it.
+    pub links: Vec<Link>,
+}
+
+/// A symlink inside the repository, both ends repository-relative and `/`-separated.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Link {
+    /// Where the link is: `.claude/skills/x/scripts/run.sh`.
+    pub path: String,
+    /// Where it leads, resolved: `tools/run.sh`.
+    pub target: String,
 }
 
 /// Which directories are skill roots and which paths are ignored.
@@ -189,6 +201,15 @@ impl<'a> Layout<'a> {
                 if file_type.is_dir() {
                     stack.push((child_rel, child_abs, children_under_root));
                 } else if file_type.is_symlink() {
+                    if children_under_root
+                        && let Ok(target) = child_abs.canonicalize()
+                        && let Ok(inside) = target.strip_prefix(&canonical_repo)
+                    {
+                        tree.links.push(Link {
+                            path: child_rel.clone(),
+                            target: inside.to_string_lossy().replace('\\', "/"),
+                        });
+                    }
                     match resolve_symlink(&child_abs, &canonical_repo) {
                         Ok(Some(target)) => {
                             links.push((child_rel, child_abs, children_under_root, target));
@@ -208,6 +229,7 @@ impl<'a> Layout<'a> {
             }
         }
         tree.skills.sort();
+        tree.links.sort();
         Ok(tree)
     }
 }
@@ -445,6 +467,33 @@ mod tests {
         assert_eq!(dirs(&tree.skills), vec!["work/pdf", "work/pdf/lib/inner"]);
         let tree = layout.find_skills(repo.path()).expect("walk");
         assert!(tree.skills.is_empty(), "no roots there: {:?}", tree.skills);
+    }
+
+    #[test]
+    fn links_inside_the_repository_are_recorded_with_their_target() {
+        let repo = tempfile::tempdir().expect("tempdir");
+        let skill = repo.path().join(".claude/skills/x/scripts");
+        std::fs::create_dir_all(&skill).expect("mkdir");
+        std::fs::create_dir_all(repo.path().join("tools/lib")).expect("mkdir");
+        std::fs::write(repo.path().join(".claude/skills/x/SKILL.md"), "---\n---\n").expect("w");
+        std::fs::write(repo.path().join("tools/run.sh"), "echo\n").expect("w");
+        std::os::unix::fs::symlink("../../../../tools/run.sh", skill.join("run.sh")).expect("ln");
+        std::os::unix::fs::symlink("../../../../tools/lib", skill.join("lib")).expect("ln");
+        std::os::unix::fs::symlink("/etc/hostname", skill.join("out")).expect("ln");
+        let config = SkillsConfig::default();
+        let tree = Layout::new(&config).find_skills(repo.path()).expect("walk");
+        let links: Vec<(&str, &str)> = tree
+            .links
+            .iter()
+            .map(|l| (l.path.as_str(), l.target.as_str()))
+            .collect();
+        assert_eq!(
+            links,
+            vec![
+                (".claude/skills/x/scripts/lib", "tools/lib"),
+                (".claude/skills/x/scripts/run.sh", "tools/run.sh"),
+            ]
+        );
     }
 
     #[test]

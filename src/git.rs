@@ -3,6 +3,49 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// Settings that make `git` run nothing of the repository's or the user's: no hooks, no
+/// filesystem monitor, no credential helper, no `ext::` transport, no signing program, nor the
+/// user's attributes (which could name filters). Given on the command line, they win over every
+/// config file. `safe.directory=*`: the system and global configs, which grant it to a
+/// checkout owned by another user (a container job), are not read, and the repository is the
+/// one the user pointed the gate at.
+const OVERRIDES: &[&str] = &[
+    "core.hooksPath=/dev/null",
+    "core.fsmonitor=false",
+    "core.attributesFile=/dev/null",
+    "core.sshCommand=ssh",
+    "credential.helper=",
+    "protocol.ext.allow=never",
+    "commit.gpgSign=false",
+    "tag.gpgSign=false",
+    "safe.directory=*",
+];
+
+/// A `git` command that reads no system or user config and sees none of the gate's environment
+/// but `PATH` and the SSH agent (the gate's own credential, never a suite's): a suite runs as
+/// the gate's user and can write `~/.gitconfig` and the checkout's `.git/hooks`, and the gate's
+/// environment may hold tokens. Messages are in English (`LC_ALL=C`): some are matched.
+pub(crate) fn hardened() -> Command {
+    let mut cmd = Command::new("git");
+    cmd.env_clear();
+    for name in ["PATH", "SSH_AUTH_SOCK"] {
+        if let Some(value) = std::env::var_os(name) {
+            cmd.env(name, value);
+        }
+    }
+    cmd.env("HOME", "/nonexistent")
+        .env("LC_ALL", "C")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        // Never prompt, never take a lock a concurrent git in CI would trip over.
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_OPTIONAL_LOCKS", "0");
+    for setting in OVERRIDES {
+        cmd.arg("-c").arg(setting);
+    }
+    cmd
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum GitError {
     #[error("failed to run git: {0}")]
@@ -65,14 +108,14 @@ impl Git {
         &self.repo
     }
 
+    /// Runs `git` on the checkout, [hardened](hardened). The checkout's own `.git/config` is
+    /// still read (it says where `origin` is): the gate asks these questions before any suite
+    /// runs, while that file is the runner's.
     fn run(&self, args: &[&str]) -> Result<String, GitError> {
-        let output = Command::new("git")
+        let output = hardened()
             .arg("-C")
             .arg(&self.repo)
             .args(args)
-            // Never prompt, never take a lock a concurrent git in CI would trip over.
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .env("GIT_OPTIONAL_LOCKS", "0")
             .output()
             .map_err(GitError::Spawn)?;
         if !output.status.success() {
@@ -153,6 +196,7 @@ impl Git {
             "-M",
             "-z",
             "--no-ext-diff",
+            "--no-textconv",
             "--no-relative",
             base,
         ];
@@ -186,7 +230,8 @@ impl Git {
 
     /// A file's text at a commit, or `None` when the commit has no such file.
     pub fn read_file_at(&self, rev: &str, path: &str) -> Result<Option<String>, GitError> {
-        match self.run(&["show", &format!("{rev}:{path}")]) {
+        // `cat-file` applies no textconv or filter, whatever the attributes say.
+        match self.run(&["cat-file", "blob", &format!("{rev}:{path}")]) {
             Ok(text) => Ok(Some(text)),
             Err(GitError::Failed { .. }) => Ok(None),
             Err(err) => Err(err),

@@ -377,4 +377,22 @@ mod tests {
             "x?::warning::pwned ?gnp.exe"
         );
     }
+
+    #[test]
+    fn suite_labels_cannot_issue_workflow_commands() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let display = Display::new(Style::Actions, Vec::new());
+        display.begin(1);
+        let a = job(
+            dir.path(),
+            "::set-output name=tier::auto ##[error]boom\u{202e}",
+        );
+        display.started(0, &a);
+        display.finished(0, &a, &finished(1), Duration::from_secs(600));
+        let text = String::from_utf8(display.into_inner()).expect("utf8");
+        assert_eq!(
+            text,
+            "skillgate: : :set-output name=tier::auto # #[error]boom?: exit 1 (1.2s)\n"
+        );
+    }
 }

@@ -26,6 +26,10 @@ pub struct Signals {
     /// (exit code 0 only)`): nothing it printed or wrote could be read as test results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub results_unread: Option<String>,
+    /// Why the counts are taken on the word of the job that ran the pull request's code (a
+    /// results document, in `publish`) and the policy does not trust that word for this skill.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub self_reported: Option<String>,
     /// How the suite itself failed beyond its reported tests (timed out, killed, could not start,
     /// or exited non-zero while reporting no failed test): its report cannot be trusted.
     pub suite_failure: Option<String>,
@@ -53,7 +57,7 @@ pub struct Signals {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub breaking: Vec<String>,
     /// The skill's `category` at the base, when the change gives it another one: the skill is
-    /// decided under the base category's policy, so it cannot pick a looser one for itself.
+    /// decided under the stricter of the base and head categories' policies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category_change: Option<CategoryChange>,
 }
@@ -107,6 +111,13 @@ pub struct Analysis {
     /// DDL or DML the scripts run.
     #[serde(default)]
     pub database_writes: Vec<String>,
+    /// Code whose text is only known when it runs: `eval`, `bash -c "$(…)"`, a variable
+    /// command name, Python/JavaScript `exec`/`eval` of a non-literal (`what (file:line)`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dynamic_code: Vec<String>,
+    /// Git submodules in the skill, with their URL and where they are declared.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub submodules: Vec<String>,
     /// Made by Phase 4 (`generated-by: phase4`), with its pattern id when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub generated: Option<String>,
@@ -125,6 +136,8 @@ impl Analysis {
             &mut self.security_sensitive,
             &mut self.infrastructure,
             &mut self.database_writes,
+            &mut self.dynamic_code,
+            &mut self.submodules,
             &mut self.skipped,
         ] {
             for item in list.iter_mut() {
@@ -161,6 +174,11 @@ pub enum SuiteSignal {
         reason: String,
     },
     Ran,
+    /// Results exist, but not for these files: a results document whose content hash differs
+    /// from the head's, or that holds no results for the skill. The reason says which.
+    Unverified {
+        reason: String,
+    },
     /// The skill was deleted: there is nothing to run.
     NotApplicable,
 }

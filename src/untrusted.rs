@@ -38,27 +38,45 @@ pub fn read_file(repo: &Path, path: &Path, max: u64) -> Result<Vec<u8>, String> 
     Ok(bytes)
 }
 
-/// Text from a skill made safe for a terminal or a log: control characters (a newline would
-/// start a workflow command, an escape a terminal sequence) and bidirectional overrides shown
-/// as `?`, cut to `max` characters.
+/// Text from a skill made safe for a terminal or a log, on one line: control characters (a
+/// newline would start a workflow command, an escape a terminal sequence) and bidirectional
+/// controls shown as `?`, cut to `max` characters, and what could still start a workflow command
+/// (`::` first, `##[` anywhere) broken with a space (see [`crate::render::inert`]).
 pub fn printable(text: &str, max: usize) -> String {
     let mut out: String = text
         .chars()
         .map(|c| {
-            let bidi = matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
-            if c.is_control() || bidi { '?' } else { c }
+            if c.is_control() || crate::render::inert::is_bidi(c) {
+                '?'
+            } else {
+                c
+            }
         })
         .take(max)
         .collect();
     if text.chars().count() > max {
         out.push('…');
     }
-    out
+    crate::render::inert::text(&out)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::read_file;
+    use super::{printable, read_file};
+
+    #[test]
+    fn printable_text_is_one_inert_line() {
+        assert_eq!(
+            printable("x\n::warning::pwned \u{202e}gnp.exe \u{200f}", 100),
+            "x?::warning::pwned ?gnp.exe ?"
+        );
+        assert_eq!(
+            printable("::set-output name=tier::auto", 100),
+            ": :set-output name=tier::auto"
+        );
+        assert_eq!(printable("a ##[error]boom", 100), "a # #[error]boom");
+        assert_eq!(printable("abcdef", 3), "abc…");
+    }
 
     #[test]
     fn refuses_devices_fifos_and_escapes() {

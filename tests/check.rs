@@ -271,6 +271,8 @@ fn suites_never_see_the_runners_tokens() {
         ".claude/skills/env/test.sh",
         "env | sort > env.txt; echo '1..1'; echo 'ok 1'\n",
     );
+    // Only allowlisted names pass, and what the config allows.
+    repo.write(".skillgate.toml", "[runner]\nenv-allow = [\"KEEP_ME\"]\n");
     let mut cmd = repo.skillgate(&["check", "--all", "--format", "json"]);
     cmd.env("GITHUB_TOKEN", "ghs_supersecret")
         .env("GH_TOKEN", "gho_alsosecret")
@@ -708,7 +710,10 @@ fn a_skill_cannot_pick_a_looser_policy_by_changing_its_category() {
     assert_eq!(mover["category"], "testing");
     let reasons = mover["decision"]["reasons"].to_string();
     assert!(
-        reasons.contains("category changed backend → testing; decided under backend's policy"),
+        reasons.contains(
+            "category changed backend → testing; decided under the stricter of backend's and \
+             testing's policies"
+        ),
         "{reasons}"
     );
     assert!(!reasons.contains("policy mode warn"), "{reasons}");

@@ -312,10 +312,51 @@ fn without_history_the_changed_files_come_from_the_api() {
     let _ = base;
 }
 
+thread_local! {
+    /// The repository, base and head commit of the last document this test made: `publish`
+    /// reads the skills' files from git at the head, as a publishing job does.
+    static TESTED: std::cell::RefCell<Option<(PathBuf, String, String)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// The head commit of the last document made on this thread.
+fn head() -> String {
+    TESTED
+        .with(|t| t.borrow().as_ref().map(|(_, _, h)| h.clone()))
+        .expect("a document was made first")
+}
+
+/// The base commit of the last document made on this thread.
+fn base() -> String {
+    TESTED
+        .with(|t| t.borrow().as_ref().map(|(_, b, _)| b.clone()))
+        .expect("a document was made first")
+}
+
 /// A results document from a real run, with the volatile fields fixed so it renders the same
-/// every time.
-fn document(repo: &Repo, head: &str) -> Value {
-    let out = repo.path().join("results.json");
+/// every time. The repository becomes a git repository whose head commit holds the skills,
+/// on top of a base commit: the pull request `publish` reads.
+fn document(repo: &Repo) -> Value {
+    let dir = repo.path();
+    if !dir.join(".git").exists() {
+        common::git(dir, &["init", "-q", "-b", "main"]);
+        // The local trail and the publishing job's config are not the pull request's files.
+        std::fs::write(
+            dir.join(".git/info/exclude"),
+            "/.skillgate/\n/.skillgate.toml\n",
+        )
+        .expect("exclude");
+        common::git(dir, &["commit", "-q", "--allow-empty", "-m", "base"]);
+        common::git(dir, &["add", "-A"]);
+        common::git(dir, &["commit", "-q", "--allow-empty", "-m", "head"]);
+    } else if !common::git(dir, &["status", "--porcelain"]).is_empty() {
+        common::git(dir, &["add", "-A"]);
+        common::git(dir, &["commit", "-q", "-m", "head"]);
+    }
+    let head = common::git(dir, &["rev-parse", "HEAD"]);
+    let base = common::git(dir, &["rev-parse", "HEAD~1"]);
+    TESTED.with(|t| *t.borrow_mut() = Some((dir.to_path_buf(), base, head.clone())));
+    let out = dir.join(".git/results.json");
     let out_arg = format!("--out={}", out.display());
     let cmd = repo.skillgate(&["check", "--all", "--publish", "none", &out_arg]);
     let (code, _, stderr) = run(cmd);
@@ -329,7 +370,6 @@ fn document(repo: &Repo, head: &str) -> Value {
     doc["run"]["started_at"] = json!("2026-11-30T09:00:00Z");
     doc["run"]["finished_at"] = json!("2026-11-30T09:01:00Z");
     for skill in doc["skills"].as_array_mut().expect("skills") {
-        skill["content_hash"] = json!("0".repeat(64));
         if skill["suite"].is_object() {
             skill["suite"]["duration_ms"] = json!(100);
         }
@@ -343,37 +383,56 @@ fn document(repo: &Repo, head: &str) -> Value {
 
 /// The repository of the `workflow_run` payload.
 const RUN_REPO: &str = "octo-org/octo-repo";
-const HEAD: &str = "ec26c3e57ca3a959ca5aad62de7213c562f8c821";
-const BASE: &str = "f95f852bd8fca8fcc58a9a2d6c842781e32a215e";
 
 /// The command a `workflow_run` job runs to publish `doc`, with `repo` (default: the job's
 /// directory) holding the config.
 fn publish_command(job: &Job, fake: &FakeGitHub, doc: &Value, repo: Option<&Path>) -> Command {
     let results = job.path("results.json");
     std::fs::write(&results, doc.to_string()).expect("write results");
-    let event = job.event("workflow_run.completed.with-pull-requests.json", BASE, HEAD);
+    let event = job.event(
+        "workflow_run.completed.with-pull-requests.json",
+        &base(),
+        &head(),
+    );
+    let repo = repo.map_or_else(tested_repo, Path::to_path_buf);
     let mut cmd = common::skillgate();
     cmd.arg("publish")
         .arg("--results")
         .arg(&results)
         .arg("--repo")
-        .arg(repo.unwrap_or(job.dir.path()));
+        .arg(&repo);
+    // The job's own config, not the one at the pull request's base (these bases have none).
+    let config = repo.join(".skillgate.toml");
+    if config.exists() {
+        cmd.arg("--config").arg(config);
+    }
     job.env(&mut cmd, fake, "workflow_run", &event);
     cmd
+}
+
+/// The repository of the last document made on this thread.
+fn tested_repo() -> PathBuf {
+    TESTED
+        .with(|t| t.borrow().as_ref().map(|(r, _, _)| r.clone()))
+        .expect("a document was made first")
 }
 
 /// `skillgate publish --results` as a `workflow_run` job would run it.
 fn publish(doc: &Value, fake: &FakeGitHub, config: &str) -> (i32, String, String, Job) {
     let job = Job::new();
-    std::fs::write(job.path(".skillgate.toml"), config).expect("config");
+    // The publishing job's checkout: the default branch, whose config applies.
+    std::fs::write(tested_repo().join(".skillgate.toml"), config).expect("config");
     let (code, stdout, stderr) = run(publish_command(&job, fake, doc, None));
     (code, stdout, stderr, job)
 }
 
 fn published_fake() -> FakeGitHub {
+    if TESTED.with(|t| t.borrow().is_none()) {
+        run_document("0");
+    }
     let fake = FakeGitHub::start();
     fake.set_repo("octo-org", "octo-repo");
-    fake.set_pull(2, HEAD, BASE, AUTHOR, RUN_REPO, RUN_REPO);
+    fake.set_pull(2, &head(), &base(), AUTHOR, RUN_REPO, RUN_REPO);
     fake
 }
 
@@ -381,7 +440,7 @@ fn published_fake() -> FakeGitHub {
 fn a_hundred_and_twenty_failures_take_three_annotation_requests() {
     let repo = Repo::plain();
     repo.skill("skills/gamma", "gamma", 0, 120);
-    let doc = document(&repo, HEAD);
+    let doc = document(&repo);
     let fake = published_fake();
     let (code, _, stderr, _job) = publish(&doc, &fake, "");
     fake.assert_no_violations();
@@ -414,20 +473,16 @@ fn a_hundred_and_twenty_failures_take_three_annotation_requests() {
 #[test]
 fn a_two_hundred_kilobyte_summary_is_trimmed_and_says_so() {
     let repo = Repo::plain();
-    repo.skill("skills/delta", "delta", 1, 1);
-    let mut doc = document(&repo, HEAD);
-    let template = doc["skills"][0].clone();
-    let mut skills = Vec::new();
     for i in 0..900 {
-        let mut skill = template.clone();
-        skill["name"] = json!(format!("delta-{i:03}"));
-        skill["dir"] = json!(format!("skills/delta-{i:03}"));
-        skill["skill_file"] = json!(format!("skills/delta-{i:03}/SKILL.md"));
-        skill["decision"]["reasons"] = json!([format!("{} ✓ long reason {i}", "é".repeat(100))]);
-        skills.push(skill);
+        repo.write(
+            &format!("skills/delta-{i:03}/SKILL.md"),
+            &format!(
+                "---\nname: delta-{i:03}\ndescription: {} ✓ long description {i}\n---\nNo suite.\n",
+                "é".repeat(100)
+            ),
+        );
     }
-    doc["skills"] = json!(skills);
-    doc["summary"]["skills"] = json!(900);
+    let doc = document(&repo);
     let fake = published_fake();
     let (code, _, stderr, _job) = publish(&doc, &fake, "");
     fake.assert_no_violations();
@@ -441,7 +496,11 @@ fn a_two_hundred_kilobyte_summary_is_trimmed_and_says_so() {
         summary.len()
     );
     assert!(summary.contains("**Cut here:**"), "says what was cut");
-    assert!(summary.contains("| delta-000 |"));
+    assert!(
+        summary.contains("000 | unchanged | **human** |"),
+        "{}",
+        &summary[..2000]
+    );
     let comment = &fake.comments()[0].body;
     assert!(comment.chars().count() <= 65_536);
     assert!(comment.contains("**Cut here:**"));
@@ -451,7 +510,7 @@ fn a_two_hundred_kilobyte_summary_is_trimmed_and_says_so() {
 fn server_errors_are_retried_and_a_lost_post_is_not_repeated() {
     let repo = Repo::plain();
     repo.skill("skills/eps", "eps", 2, 1);
-    let doc = document(&repo, HEAD);
+    let doc = document(&repo);
     let fake = published_fake();
     fake.fail_next(
         "checks/list-for-ref",
@@ -483,7 +542,7 @@ fn server_errors_are_retried_and_a_lost_post_is_not_repeated() {
 fn a_secondary_rate_limit_is_waited_out() {
     let repo = Repo::plain();
     repo.skill("skills/zeta", "zeta", 2, 0);
-    let doc = document(&repo, HEAD);
+    let doc = document(&repo);
     let fake = published_fake();
     fake.secondary_rate_limit_next("issues/list-comments", 1, 1);
     let started = Instant::now();
@@ -502,7 +561,7 @@ fn a_secondary_rate_limit_is_waited_out() {
 fn a_refused_team_is_a_warning_not_a_failure() {
     let repo = Repo::plain();
     repo.skill("skills/eta", "eta", 1, 3);
-    let doc = document(&repo, HEAD);
+    let doc = document(&repo);
     let fake = published_fake();
     fake.set_reject_team_reviewers(true);
     let (code, _, stderr, job) = publish(&doc, &fake, ROUTING);
@@ -531,7 +590,7 @@ fn markdown_hostile_names_are_inert() {
         "skills/theta/test.sh",
         "echo '1..3'\necho 'ok 1 - fine'\necho 'not ok 2 - @octocat | <script>alert(1)</script> ``` [x](javascript:alert(1))'\necho 'not ok 3 - </details> **bold** #1 <!-- skillgate:summary -->'\n",
     );
-    let doc = document(&repo, HEAD);
+    let doc = document(&repo);
     let fake = published_fake();
     let (code, _, stderr, _job) = publish(&doc, &fake, "");
     fake.assert_no_violations();
@@ -558,7 +617,7 @@ fn markdown_hostile_names_are_inert() {
 fn publish_github_without_a_token_is_a_usage_error() {
     let repo = Repo::plain();
     repo.skill("skills/iota", "iota", 1, 0);
-    let doc = document(&repo, HEAD);
+    let doc = document(&repo);
     let job = Job::new();
     let results = job.path("results.json");
     std::fs::write(&results, doc.to_string()).expect("write");
@@ -579,9 +638,9 @@ fn publish_github_without_a_token_is_a_usage_error() {
 fn documents_of_different_runs_are_not_merged() {
     let repo = Repo::plain();
     repo.skill("skills/kappa", "kappa", 1, 0);
-    let doc = document(&repo, HEAD);
+    let doc = document(&repo);
     let mut other = doc.clone();
-    other["run"]["head"] = json!(BASE);
+    other["run"]["head"] = json!(base());
     let job = Job::new();
     std::fs::write(job.path("a.json"), doc.to_string()).expect("write");
     std::fs::write(job.path("b.json"), other.to_string()).expect("write");
@@ -641,7 +700,7 @@ fn above_the_apis_file_cap_git_is_asked_and_its_failure_explained() {
 fn of_two_sticky_comments_the_oldest_stays() {
     let repo = Repo::plain();
     repo.skill("skills/lambda", "lambda", 2, 0);
-    let doc = document(&repo, HEAD);
+    let doc = document(&repo);
     let fake = published_fake();
     fake.add_issue_comment(2, "an unrelated comment", "octocat");
     let oldest =
@@ -686,7 +745,7 @@ fn matrix_shards_are_published_as_one_run() {
     let repo = Repo::plain();
     repo.skill("skills/mu", "mu", 2, 0);
     repo.skill("skills/nu", "nu", 1, 1);
-    let doc = document(&repo, HEAD);
+    let doc = document(&repo);
     let (mut first, mut second) = (doc.clone(), doc.clone());
     first["skills"] = json!([doc["skills"][0]]);
     second["skills"] = json!([doc["skills"][1]]);
@@ -694,13 +753,17 @@ fn matrix_shards_are_published_as_one_run() {
     std::fs::write(job.path("shard-1.json"), first.to_string()).expect("write");
     std::fs::write(job.path("shard-2.json"), second.to_string()).expect("write");
     let fake = published_fake();
-    let event = job.event("workflow_run.completed.with-pull-requests.json", BASE, HEAD);
+    let event = job.event(
+        "workflow_run.completed.with-pull-requests.json",
+        &base(),
+        &head(),
+    );
     let mut cmd = common::skillgate();
     cmd.args(["publish", "--format", "json", "--results"])
         .arg(job.path("shard-1.json"))
         .arg(job.path("shard-2.json"))
         .arg("--repo")
-        .arg(job.dir.path());
+        .arg(tested_repo());
     job.env(&mut cmd, &fake, "workflow_run", &event);
     let (code, stdout, stderr) = run(cmd);
     fake.assert_no_violations();
@@ -708,7 +771,7 @@ fn matrix_shards_are_published_as_one_run() {
     let merged: Value = serde_json::from_str(&stdout).expect("json");
     assert_eq!(merged["summary"]["skills"], 2);
     let check = &fake.check_runs()[0];
-    assert_eq!(check.head_sha, HEAD);
+    assert_eq!(check.head_sha, head());
     assert!(
         check
             .title
@@ -723,7 +786,7 @@ fn matrix_shards_are_published_as_one_run() {
 fn a_failure_to_publish_fails_the_job_but_keeps_its_summary() {
     let repo = Repo::plain();
     repo.skill("skills/xi", "xi", 2, 0);
-    let doc = document(&repo, HEAD);
+    let doc = document(&repo);
     let fake = published_fake();
     // More 502s than the client retries.
     fake.fail_next("checks/list-for-ref", 10, 502, &[], "bad gateway");
@@ -775,11 +838,20 @@ fn trail_rows(bytes: &[u8]) -> (usize, usize, bool) {
     (rows.len(), runs.len(), chained)
 }
 
+thread_local! {
+    /// The repository of `run_document`: one per test, so its runs share a head commit.
+    static RUNS: std::cell::OnceCell<Repo> = const { std::cell::OnceCell::new() };
+}
+
 fn run_document(run_id: &str) -> Value {
-    let repo = Repo::plain();
-    repo.skill("skills/omicron", "omicron", 2, 0);
-    repo.skill("skills/pi", "pi", 1, 1);
-    let mut doc = document(&repo, HEAD);
+    let mut doc = RUNS.with(|runs| {
+        document(runs.get_or_init(|| {
+            let repo = Repo::plain();
+            repo.skill("skills/omicron", "omicron", 2, 0);
+            repo.skill("skills/pi", "pi", 1, 1);
+            repo
+        }))
+    });
     doc["run"]["run_id"] = json!(run_id);
     doc
 }
@@ -929,16 +1001,16 @@ fn git_mode_pushes_the_audit_branch_to_the_remote() {
         ],
         remote.path(),
     );
-    let work = Repo::git();
+    let fake = published_fake();
+    let work = tested_repo();
     git(
         &["remote", "add", "origin", bare.to_str().expect("utf8")],
-        work.path(),
+        &work,
     );
-    work.write(".skillgate.toml", "[audit]\ncommit = \"git\"\n");
-    let fake = published_fake();
+    std::fs::write(work.join(".skillgate.toml"), "[audit]\ncommit = \"git\"\n").expect("config");
     let publish_in = |doc: &Value| {
         let job = Job::new();
-        let (code, _, stderr) = run(publish_command(&job, &fake, doc, Some(work.path())));
+        let (code, _, stderr) = run(publish_command(&job, &fake, doc, Some(&work)));
         assert_eq!(code, 0, "{stderr}");
         stderr
     };
@@ -968,10 +1040,7 @@ fn git_mode_pushes_the_audit_branch_to_the_remote() {
         "git mode uses no Git Data API"
     );
     // The checkout's own branch, index and working tree are untouched.
-    assert_eq!(
-        git(&["status", "--porcelain"], work.path()),
-        "?? .skillgate.toml"
-    );
+    assert_eq!(git(&["status", "--porcelain"], &work), "");
 }
 
 // ---- what a hostile pull request or results document cannot do -------------------------------
@@ -995,10 +1064,11 @@ fn forged_approval(mut doc: Value) -> Value {
 fn a_forks_document_never_passes_the_check_by_itself() {
     let repo = Repo::plain();
     repo.skill("skills/rho", "rho", 1, 4);
-    let doc = forged_approval(document(&repo, HEAD));
+    let mut doc = forged_approval(document(&repo));
+    doc["run"]["scope"] = json!("changed");
     let fake = FakeGitHub::start();
     fake.set_repo("octo-org", "octo-repo");
-    fake.set_pull(2, HEAD, BASE, AUTHOR, "forker/octo-repo", RUN_REPO);
+    fake.set_pull(2, &head(), &base(), AUTHOR, "forker/octo-repo", RUN_REPO);
     let (code, _, stderr, _job) = publish(&doc, &fake, "");
     fake.assert_no_violations();
     assert_eq!(code, 0, "{stderr}");
@@ -1006,8 +1076,8 @@ fn a_forks_document_never_passes_the_check_by_itself() {
     assert_eq!(check.conclusion.as_deref(), Some("action_required"));
     let summary = check.summary.as_deref().unwrap_or_default();
     assert!(
-        summary.contains("| rho | unchanged | **human** |")
-            && summary.contains("results from a workflow run on a fork's code (pull request \\#2): a maintainer confirms them"),
+        summary.contains("| rho | added | **human** |")
+            && summary.contains("test results self-reported by the job that ran the pull request's code (a fork): an expert confirms them"),
         "{summary}"
     );
     // The trail holds what the fork claimed as waiting for a maintainer, not as approved.
@@ -1030,7 +1100,9 @@ fn a_document_for_another_commit_posts_nothing() {
     let repo = Repo::plain();
     repo.skill("skills/sigma", "sigma", 2, 0);
     let other = "cccccccccccccccccccccccccccccccccccccccc";
-    let doc = document(&repo, other);
+    let mut doc = document(&repo);
+    doc["run"]["pull_request_head"] = json!(other);
+    doc["run"]["head"] = json!(other);
     let fake = published_fake();
     let (code, _, stderr, job) = publish(&doc, &fake, "");
     fake.assert_no_violations();
@@ -1040,9 +1112,17 @@ fn a_document_for_another_commit_posts_nothing() {
         "no check run on a commit the document names"
     );
     assert!(fake.comments().is_empty());
-    let note = "nothing was posted to GitHub: the results are for cccccccccccc, but the commit to publish on is ec26c3e57ca3";
-    assert!(stderr.contains(note), "{stderr}");
-    assert!(job.summary().contains(note));
+    let note = format!(
+        "nothing was posted to GitHub: the results are for cccccccccccc, but the commit to publish on is {}",
+        &head()[..12]
+    );
+    assert!(stderr.contains(&note), "{stderr}");
+    assert!(
+        job.summary()
+            .contains("nothing was posted to GitHub: the results are for"),
+        "{}",
+        job.summary()
+    );
     assert!(
         fake.ref_sha("refs/heads/skillgate/audit").is_none(),
         "nor recorded"
@@ -1053,11 +1133,11 @@ fn a_document_for_another_commit_posts_nothing() {
 fn other_peoples_comments_and_check_runs_are_left_alone() {
     let repo = Repo::plain();
     repo.skill("skills/tau", "tau", 2, 0);
-    let doc = document(&repo, HEAD);
+    let doc = document(&repo);
     let fake = published_fake();
     let mallory = fake.add_issue_comment(2, "<!-- skillgate:summary -->\nAll good", "mallory");
     // The workflow job itself, named skillgate, still running.
-    let job_run = fake.add_check_run("skillgate", HEAD, "in_progress", None);
+    let job_run = fake.add_check_run("skillgate", &head(), "in_progress", None);
     let (code, _, stderr, _job) = publish(&doc, &fake, "");
     fake.assert_no_violations();
     assert_eq!(code, 0, "{stderr}");
@@ -1075,7 +1155,7 @@ fn other_peoples_comments_and_check_runs_are_left_alone() {
 fn names_from_a_document_cannot_issue_workflow_commands_or_escape() {
     let repo = Repo::plain();
     repo.skill("skills/upsilon", "upsilon", 1, 1);
-    let mut doc = document(&repo, HEAD);
+    let mut doc = document(&repo);
     doc["skills"][0]["name"] = json!("upsilon\n::error title=pwned::injected");
     doc["skills"][0]["lint"] = json!([{
         "rule": "x\n::warning::rule",
@@ -1160,6 +1240,7 @@ fn eligible_approvals_are_recorded_and_pass_the_check_when_all_are_in() {
     // A review of an older commit: nothing recorded.
     let (_, stdout, _) = review(&repo, &fake, shas, (12, "alice", "approved", &base));
     assert!(stdout.contains("it changes nothing"), "{stdout}");
+    fake.add_review(2, "alice", "APPROVED");
     // alice is routed the coverage escalation (alpha).
     let (code, stdout, stderr) = review(&repo, &fake, shas, (13, "alice", "approved", &head));
     assert_eq!(code, 0, "{stderr}");
@@ -1178,6 +1259,7 @@ fn eligible_approvals_are_recorded_and_pass_the_check_when_all_are_in() {
     review(&repo, &fake, shas, (13, "alice", "approved", &head));
     assert_eq!(fake.requests_for("git/create-commit").len(), commits);
     // The maintainer approves beta: every skill is approved, the check passes.
+    fake.add_review(2, "maintainer1", "APPROVED");
     let (code, stdout, stderr) = review(&repo, &fake, shas, (14, "maintainer1", "approved", &head));
     assert_eq!(code, 0, "{stderr}");
     assert!(
@@ -1281,7 +1363,7 @@ fn a_branch_that_keeps_moving_fails_loudly_and_keeps_the_results() {
         &[],
         r#"{"message":"Update is not a fast forward"}"#,
     );
-    let (code, _, stderr, job) = publish(&doc, &fake, "[audit]\nattempts = 2\n");
+    let (code, _, stderr, _job) = publish(&doc, &fake, "[audit]\nattempts = 2\n");
     assert_eq!(code, 1, "{stderr}");
     assert!(
         stderr.contains(
@@ -1289,7 +1371,7 @@ fn a_branch_that_keeps_moving_fails_loudly_and_keeps_the_results() {
         ),
         "{stderr}"
     );
-    let kept = job.dir.path().join(".skillgate/unrecorded-500-1.json");
+    let kept = tested_repo().join(".skillgate/unrecorded-500-1.json");
     assert!(stderr.contains(&kept.display().to_string()), "{stderr}");
     let saved: Value =
         serde_json::from_str(&std::fs::read_to_string(&kept).expect("kept")).expect("json");
@@ -1355,6 +1437,7 @@ fn no_review_passes_a_check_while_a_skill_needs_correction() {
     assert_eq!(code, 4, "{stderr}");
     assert_eq!(fake.check_runs()[0].conclusion.as_deref(), Some("failure"));
     let shas = (base.as_str(), head.as_str());
+    fake.add_review(2, "alice", "APPROVED");
     let (code, stdout, stderr) = review(&repo, &fake, shas, (31, "alice", "approved", &head));
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("alice's approval of alpha"), "{stdout}");
@@ -1430,10 +1513,13 @@ fn a_dismissed_approval_no_longer_counts() {
     let event = job.event("pull_request.opened.json", &base, &head);
     check(&repo, &job, &fake, "pull_request", &event);
     let shas = (base.as_str(), head.as_str());
+    fake.add_review(2, "alice", "APPROVED");
     review(&repo, &fake, shas, (51, "alice", "approved", &head));
+    fake.add_review(2, "maintainer1", "APPROVED");
     review(&repo, &fake, shas, (52, "maintainer1", "approved", &head));
     assert_eq!(fake.check_runs()[0].conclusion.as_deref(), Some("success"));
     // A maintainer dismisses alice's approval: alpha waits again, and so does the check.
+    fake.dismiss_reviews(2, "alice");
     let (code, stdout, stderr) = review(&repo, &fake, shas, (51, "alice", "dismissed", &head));
     assert_eq!(code, 0, "{stderr}");
     assert!(
@@ -1449,6 +1535,7 @@ fn a_dismissed_approval_no_longer_counts() {
         Some("action_required")
     );
     // Approving again passes it again.
+    fake.add_review(2, "alice", "APPROVED");
     review(&repo, &fake, shas, (53, "alice", "approved", &head));
     assert_eq!(fake.check_runs()[0].conclusion.as_deref(), Some("success"));
     fake.assert_no_violations();

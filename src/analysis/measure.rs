@@ -1,6 +1,8 @@
 //! Every analysis of one skill, gathered into the [`Analysis`] signal the policy reads: each
 //! finding as `what (file:line)`, with paths relative to the repository.
 
+use super::dynamic::{self, Kind};
+use super::sensitive::{Concern, Flag};
 use super::{
     Sources, complexity, database, dependencies, generated, infrastructure, secrets, sensitive,
 };
@@ -11,16 +13,49 @@ use crate::skill::SkillMeta;
 /// Measure the skill whose files are `sources`; `dir` is the skill directory relative to the
 /// repository, prefixed to every path shown.
 pub fn measure(sources: &Sources, meta: &SkillMeta, dir: &str) -> Analysis {
+    // Relative to the repository; a file above the skill (the repository's `.gitmodules`) is
+    // written `../../.gitmodules` relative to it and shown at its own place.
     let at = |file: &str, line: u32| {
-        if dir.is_empty() {
-            format!("{file}:{line}")
-        } else {
-            format!("{dir}/{file}:{line}")
+        let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+        for part in file.split('/') {
+            if part == ".." {
+                parts.pop();
+            } else {
+                parts.push(part);
+            }
         }
+        format!("{}:{line}", parts.join("/"))
     };
     let deps = dependencies::analyze(sources, meta);
-    let listed = deps.counted();
-    let sensitive = sensitive::analyze(sources);
+    let mut listed = deps.counted();
+    let mut sensitive = sensitive::analyze(sources);
+    let dynamic = dynamic::analyze(sources);
+    // Hidden, downloaded or destructive code is security-sensitive; the rest is dynamic code.
+    for finding in &dynamic.found {
+        let concern = match finding.kind {
+            Kind::Dynamic => continue,
+            Kind::Obfuscated => Concern::Obfuscation,
+            Kind::RemoteCode => Concern::RemoteCode,
+            Kind::Destructive => Concern::Destructive,
+        };
+        let flag = Flag {
+            concern,
+            evidence: finding.evidence.clone(),
+        };
+        if !sensitive.found.contains(&flag) {
+            sensitive.found.push(flag);
+        }
+    }
+    sensitive.found.sort_by(|a, b| {
+        (&a.evidence.file, a.evidence.line).cmp(&(&b.evidence.file, b.evidence.line))
+    });
+    // A submodule is code from elsewhere: an external dependency, counted with its URL.
+    let submodules: Vec<String> = sources
+        .submodules
+        .iter()
+        .map(|e| format!("{} ({})", e.what, at(&e.file, e.line)))
+        .collect();
+    listed.extend(submodules.iter().cloned());
     let generated = generated::analyze(sources, meta);
     let measured = complexity::measure(sources);
     let mut skipped = sources.skipped.clone();
@@ -75,6 +110,11 @@ pub fn measure(sources: &Sources, meta: &SkillMeta, dir: &str) -> Analysis {
             .iter()
             .map(|e| format!("{} ({})", e.what, at(&e.file, e.line)))
             .collect(),
+        dynamic_code: dynamic
+            .of(Kind::Dynamic)
+            .map(|e| format!("{} ({})", e.what, at(&e.file, e.line)))
+            .collect(),
+        submodules,
         generated: generated.reason(),
         // Each note is `path: why`, the path relative to the skill.
         skipped: skipped

@@ -6,14 +6,20 @@
 pub mod complexity;
 pub mod database;
 pub mod dependencies;
+pub mod destructive;
+pub mod dynamic;
 pub mod generated;
+pub mod gitlinks;
 pub mod infrastructure;
 mod measure;
 pub mod risk;
+mod runs;
 pub mod scan;
 pub mod secrets;
 pub mod sensitive;
+pub mod shell;
 mod sources;
+pub mod syntax;
 
 pub use measure::measure;
 pub use sources::{MAX_FILE_BYTES, MAX_TOTAL_BYTES, Source, Sources};

@@ -145,6 +145,9 @@ fn comments_of(lang: Lang) -> Comments {
 fn kind_of(source: &Source) -> Kind {
     let name = base_name(&source.path);
     let lower = name.to_ascii_lowercase();
+    if let Some(lang) = source.run_as {
+        return Kind::Code(lang, comments_of(lang));
+    }
     if is_skill_file(&source.path) {
         return Kind::SkillMarkdown;
     }
@@ -1106,10 +1109,7 @@ mod tests {
     use super::*;
 
     fn lines(path: &str, text: &str) -> Vec<(u32, String, Lang)> {
-        let source = Source {
-            path: path.to_owned(),
-            text: text.to_owned(),
-        };
+        let source = Source::new(path, text);
         code_lines(&source)
             .map(|l| (l.number, l.text.to_owned(), l.lang))
             .collect()
@@ -1270,10 +1270,7 @@ mod tests {
         let commands = shell_commands(&sudo);
         assert_eq!(commands.len(), MAX_WRAPPERS + 1);
         let minified = format!("{}fetch(\"https://api.io/x\")", "a=b;c(d);".repeat(100_000));
-        let source = Source {
-            path: "bundle.min.js".to_owned(),
-            text: minified,
-        };
+        let source = Source::new("bundle.min.js", &minified);
         let started = std::time::Instant::now();
         let lines: Vec<CodeLine<'_>> = code_lines(&source).collect();
         assert_eq!(lines.len(), 1);

@@ -62,6 +62,10 @@ pub enum Concern {
     Crypto,
     Auth,
     TlsVerificationOff,
+    /// Code hidden from a reader, then run: see [`super::dynamic`].
+    Obfuscation,
+    /// `rm -rf` of `/` or a home: see [`super::destructive`].
+    Destructive,
 }
 
 impl Concern {
@@ -73,6 +77,8 @@ impl Concern {
             Self::Crypto => "crypto",
             Self::Auth => "auth",
             Self::TlsVerificationOff => "TLS verification off",
+            Self::Obfuscation => "obfuscated code",
+            Self::Destructive => "destructive command",
         }
     }
 }

@@ -30,9 +30,20 @@ pub struct Source {
     pub path: String,
     /// The text, with invalid UTF-8 replaced by U+FFFD.
     pub text: String,
+    /// The language another file of the skill runs it as (`bash assets/notes.txt`), which
+    /// wins over its name: see [`super::runs`].
+    pub run_as: Option<super::scan::Lang>,
 }
 
 impl Source {
+    pub fn new(path: &str, text: &str) -> Self {
+        Self {
+            path: path.to_owned(),
+            text: text.to_owned(),
+            run_as: None,
+        }
+    }
+
     /// The extension, lowercase, without the dot (`""` when none).
     pub fn extension(&self) -> String {
         let name = self.path.rsplit('/').next().unwrap_or(&self.path);
@@ -54,6 +65,8 @@ pub struct Sources {
     pub files: Vec<Source>,
     /// `path: why` for each file not analysed (binary, too large, unreadable, past the total).
     pub skipped: Vec<String>,
+    /// Git submodules in the skill: code from elsewhere, not in any diff.
+    pub submodules: Vec<super::gitlinks::Submodule>,
 }
 
 impl Sources {
@@ -97,22 +110,23 @@ impl Sources {
             sources.files.push(Source {
                 path: rel.clone(),
                 text: String::from_utf8_lossy(&bytes).into_owned(),
+                run_as: None,
             });
         }
+        super::runs::mark(&mut sources);
+        sources.submodules = super::gitlinks::find(repo, dir, files);
         sources
     }
 
     /// For tests and callers that have the text already.
+    /// (Files run as another language are not marked: [`super::runs::mark`] does that.)
     pub fn from_texts(files: &[(&str, &str)]) -> Self {
         Self {
             files: files
                 .iter()
-                .map(|(path, text)| Source {
-                    path: (*path).to_owned(),
-                    text: (*text).to_owned(),
-                })
+                .map(|(path, text)| Source::new(path, text))
                 .collect(),
-            skipped: Vec::new(),
+            ..Self::default()
         }
     }
 }

@@ -43,7 +43,8 @@ impl Branch<'_> {
     }
 
     /// The database file at `commit`, raw (any size the contents API serves); `None` when the
-    /// commit has no such file.
+    /// commit has no such file. The request carries this one media type and no other (see
+    /// [`Client::get_raw`]); the trail still refuses bytes that are not a SQLite database.
     pub async fn read(self, client: &Client, commit: &str) -> Result<Option<Vec<u8>>, ApiError> {
         let path = format!("{}/contents/{}?ref={commit}", self.repo_path(), self.path);
         client.get_raw(&path, "application/vnd.github.raw").await

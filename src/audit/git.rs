@@ -1,9 +1,13 @@
 //! The audit branch through `git` on the runner: fetch it, read the database at its head, and
-//! push a commit on top without force. Objects are written to the checkout's repository; the
-//! working tree and the index are never touched (a temporary index builds the tree).
+//! push a commit on top without force. Reads and commits happen in a scratch repository made
+//! for each operation, by the remote's URL: never in the checkout's git directory, whose hooks
+//! and config (`core.hooksPath`, `core.fsmonitor`, `url.*.insteadOf`, `credential.helper`,
+//! `core.sshCommand`, `gpg.program`) a suite can write. The remote's URL and the credentials
+//! actions/checkout left for it are [pinned](GitBranch::pin) once, before any suite runs.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
+use std::sync::Mutex;
 
 use super::api::Landed;
 
@@ -22,7 +26,7 @@ pub struct GitAuditError {
 /// A remote's branch, worked on from a local repository.
 #[derive(Debug, Clone)]
 pub struct GitBranch {
-    /// Any directory inside the local repository.
+    /// Any directory inside the local repository: where the remote's URL is read.
     pub dir: PathBuf,
     pub remote: String,
     pub name: String,
@@ -30,18 +34,94 @@ pub struct GitBranch {
     pub path: String,
 }
 
+/// Where a remote is and how to authenticate to it, as the checkout said before suites ran.
+#[derive(Clone)]
+struct Origin {
+    url: String,
+    /// `http.extraheader` for the URL: actions/checkout's persisted `AUTHORIZATION` header.
+    header: Option<String>,
+}
+
+/// Remotes pinned in this process, by checkout directory and remote name.
+static PINNED: Mutex<Vec<(PathBuf, String, Origin)>> = Mutex::new(Vec::new());
+
+/// Whether a URL reaches its server over HTTP, where an extra header authenticates.
+fn is_http(url: &str) -> bool {
+    let lower = url.to_ascii_lowercase();
+    lower.starts_with("https://") || lower.starts_with("http://")
+}
+
 impl GitBranch {
+    fn fail(&self, args: &[&str], message: String) -> GitAuditError {
+        GitAuditError {
+            args: args.join(" "),
+            dir: self.dir.clone(),
+            message,
+        }
+    }
+
+    /// Read the remote's URL and its credentials from the checkout, once per process: call it
+    /// before suites run (the first operation on the branch does it otherwise). The checkout's
+    /// config is read then and never again; `url.*.insteadOf` and the extra header
+    /// actions/checkout persisted (also from a file its config includes) apply as they are now.
+    pub fn pin(&self) -> Result<(), GitAuditError> {
+        self.origin().map(|_| ())
+    }
+
+    fn origin(&self) -> Result<Origin, GitAuditError> {
+        let mut pinned = PINNED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, _, origin)) = pinned
+            .iter()
+            .find(|(dir, remote, _)| *dir == self.dir && *remote == self.remote)
+        {
+            return Ok(origin.clone());
+        }
+        let ask = |args: &[&str]| -> Result<Option<String>, GitAuditError> {
+            let out = crate::git::hardened()
+                .arg("-C")
+                .arg(&self.dir)
+                .args(args)
+                .stdin(Stdio::null())
+                .output()
+                .map_err(|e| self.fail(args, e.to_string()))?;
+            let text = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+            Ok((out.status.success() && !text.is_empty()).then_some(text))
+        };
+        let url = ask(&["ls-remote", "--get-url", "--", &self.remote])?
+            .filter(|url| *url != self.remote || Path::new(url).is_absolute())
+            .ok_or_else(|| {
+                self.fail(
+                    &["remote", "get-url", &self.remote],
+                    format!("the checkout has no remote `{}`", self.remote),
+                )
+            })?;
+        let header = if is_http(&url) {
+            ask(&["config", "--get-urlmatch", "http.extraheader", &url])?
+        } else {
+            None
+        };
+        let origin = Origin { url, header };
+        pinned.push((self.dir.clone(), self.remote.clone(), origin.clone()));
+        Ok(origin)
+    }
+
+    /// `git` in `scratch` (or no repository), by URL, with the pinned credentials passed in
+    /// its environment (not its arguments, which any user can read). The URL is shown as the
+    /// remote's name in messages: it may carry a token.
     fn git(
         &self,
+        scratch: &Path,
         args: &[&str],
         input: Option<&[u8]>,
         index: Option<&Path>,
     ) -> Result<Vec<u8>, GitAuditError> {
-        let mut cmd = Command::new("git");
+        let origin = self.origin()?;
+        let mut cmd = crate::git::hardened();
         cmd.arg("-C")
-            .arg(&self.dir)
+            .arg(scratch)
             .args(args)
-            .env("GIT_TERMINAL_PROMPT", "0")
             .env("GIT_AUTHOR_NAME", NAME)
             .env("GIT_AUTHOR_EMAIL", EMAIL)
             .env("GIT_COMMITTER_NAME", NAME)
@@ -53,14 +133,26 @@ impl GitBranch {
             })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        if let Some(header) = &origin.header {
+            cmd.env("GIT_CONFIG_COUNT", "1")
+                .env("GIT_CONFIG_KEY_0", "http.extraheader")
+                .env("GIT_CONFIG_VALUE_0", header);
+        }
         if let Some(index) = index {
             cmd.env("GIT_INDEX_FILE", index);
         }
-        let fail = |message: String| GitAuditError {
-            args: args.join(" "),
-            dir: self.dir.clone(),
-            message,
-        };
+        let shown: Vec<&str> = args
+            .iter()
+            .map(|a| {
+                if *a == origin.url {
+                    self.remote.as_str()
+                } else {
+                    a
+                }
+            })
+            .collect();
+        let hide = |text: &str| text.replace(&origin.url, &self.remote);
+        let fail = |message: String| self.fail(&shown, hide(&message));
         let mut child = cmd.spawn().map_err(|e| fail(e.to_string()))?;
         if let (Some(bytes), Some(mut stdin)) = (input, child.stdin.take()) {
             std::io::Write::write_all(&mut stdin, bytes).map_err(|e| fail(e.to_string()))?;
@@ -78,43 +170,85 @@ impl GitBranch {
         Ok(out.stdout)
     }
 
-    fn text(&self, args: &[&str], index: Option<&Path>) -> Result<String, GitAuditError> {
-        Ok(String::from_utf8_lossy(&self.git(args, None, index)?)
-            .trim()
-            .to_owned())
+    fn text(
+        &self,
+        scratch: &Path,
+        args: &[&str],
+        index: Option<&Path>,
+    ) -> Result<String, GitAuditError> {
+        Ok(
+            String::from_utf8_lossy(&self.git(scratch, args, None, index)?)
+                .trim()
+                .to_owned(),
+        )
     }
 
-    /// The branch's head on the remote, fetched; `None` when the remote has no such branch.
-    pub fn head(&self) -> Result<Option<String>, GitAuditError> {
-        let refname = format!("refs/heads/{}", self.name);
-        let listed = self.text(&["ls-remote", "--", &self.remote, &refname], None)?;
-        let Some(sha) = listed.split_whitespace().next().map(str::to_owned) else {
-            return Ok(None);
-        };
-        // A shallow checkout (actions/checkout's default) fetches the branch shallow too: a run
-        // needs its head only, and taking every version of the database would make git
-        // rebuild and hash each one.
-        let shallow = self.text(&["rev-parse", "--is-shallow-repository"], None)? == "true";
-        let mut fetch = vec!["fetch", "--quiet", "--no-tags"];
-        if shallow {
-            fetch.push("--depth=1");
-        }
-        fetch.extend([self.remote.as_str(), refname.as_str()]);
-        self.git(&fetch, None, None)?;
-        // What was fetched, which may be newer than what was listed: a head whose objects are
-        // here, so a failing read below means the file is missing, nothing else.
-        let fetched = self.text(
-            &["rev-parse", "--verify", "--quiet", "FETCH_HEAD^{commit}"],
+    /// An empty bare repository for one operation, removed when dropped: no hooks, no config
+    /// but git's defaults.
+    fn scratch(&self) -> Result<tempfile::TempDir, GitAuditError> {
+        let dir = tempfile::Builder::new()
+            .prefix("skillgate-git-")
+            .tempdir()
+            .map_err(|e| self.fail(&["init"], e.to_string()))?;
+        let path = dir.path().to_string_lossy().into_owned();
+        self.git(
+            dir.path(),
+            &["init", "--quiet", "--bare", "--template=", &path],
+            None,
             None,
         )?;
-        Ok(Some(if fetched.is_empty() { sha } else { fetched }))
+        Ok(dir)
+    }
+
+    /// Fetch `commit` of the branch into `scratch`, one commit deep: the branch's head when it
+    /// is still there, else the commit by name (GitHub serves any commit a branch reaches).
+    fn fetch(&self, scratch: &Path, commit: &str) -> Result<(), GitAuditError> {
+        let url = self.origin()?.url;
+        let refname = format!("refs/heads/{}", self.name);
+        let have = |scratch: &Path| {
+            self.git(
+                scratch,
+                &["cat-file", "-e", &format!("{commit}^{{commit}}")],
+                None,
+                None,
+            )
+            .is_ok()
+        };
+        let fetch = [
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--depth=1",
+            "--end-of-options",
+        ];
+        let mut args = fetch.to_vec();
+        args.extend([url.as_str(), refname.as_str()]);
+        if self.git(scratch, &args, None, None).is_ok() && have(scratch) {
+            return Ok(());
+        }
+        let mut args = fetch.to_vec();
+        args.extend([url.as_str(), commit]);
+        self.git(scratch, &args, None, None).map(|_| ())
+    }
+
+    /// The branch's head on the remote; `None` when the remote has no such branch.
+    pub fn head(&self) -> Result<Option<String>, GitAuditError> {
+        let scratch = self.scratch()?;
+        let url = self.origin()?.url;
+        let refname = format!("refs/heads/{}", self.name);
+        let listed = self.text(scratch.path(), &["ls-remote", "--", &url, &refname], None)?;
+        Ok(listed.split_whitespace().next().map(str::to_owned))
     }
 
     /// The database at `commit`; `None` when the commit has no such file.
     pub fn read(&self, commit: &str) -> Result<Option<Vec<u8>>, GitAuditError> {
+        let scratch = self.scratch()?;
+        self.fetch(scratch.path(), commit)?;
         let spec = format!("{commit}:{}", self.path);
-        match self.git(&["cat-file", "-e", &spec], None, None) {
-            Ok(_) => self.git(&["cat-file", "blob", &spec], None, None).map(Some),
+        match self.git(scratch.path(), &["cat-file", "-e", &spec], None, None) {
+            Ok(_) => self
+                .git(scratch.path(), &["cat-file", "blob", &spec], None, None)
+                .map(Some),
             Err(_) => Ok(None),
         }
     }
@@ -126,38 +260,49 @@ impl GitBranch {
         bytes: &[u8],
         message: &str,
     ) -> Result<Landed, GitAuditError> {
+        let scratch = self.scratch()?;
+        let repo = scratch.path();
+        if let Some(parent) = parent {
+            self.fetch(repo, parent)?;
+        }
         let blob = String::from_utf8_lossy(&self.git(
+            repo,
             &["hash-object", "-w", "--stdin"],
             Some(bytes),
             None,
         )?)
         .trim()
         .to_owned();
-        let index_dir = tempfile::tempdir().map_err(|e| GitAuditError {
-            args: "index".to_owned(),
-            dir: self.dir.clone(),
-            message: e.to_string(),
-        })?;
-        let index = index_dir.path().join("index");
+        let index = repo.join("skillgate-index");
         match parent {
-            Some(parent) => self.git(&["read-tree", parent], None, Some(&index))?,
-            None => self.git(&["read-tree", "--empty"], None, Some(&index))?,
+            Some(parent) => self.git(repo, &["read-tree", parent], None, Some(&index))?,
+            None => self.git(repo, &["read-tree", "--empty"], None, Some(&index))?,
         };
         let info = format!("100644,{blob},{}", self.path);
         self.git(
+            repo,
             &["update-index", "--add", "--cacheinfo", &info],
             None,
             Some(&index),
         )?;
-        let tree = self.text(&["write-tree"], Some(&index))?;
-        let mut args = vec!["commit-tree", tree.as_str(), "-m", message];
+        let tree = self.text(repo, &["write-tree"], Some(&index))?;
+        let mut args = vec!["commit-tree", "--no-gpg-sign", tree.as_str(), "-m", message];
         if let Some(parent) = parent {
             args.extend(["-p", parent]);
         }
-        let commit = self.text(&args, None)?;
+        let commit = self.text(repo, &args, None)?;
         let refspec = format!("{commit}:refs/heads/{}", self.name);
+        let url = self.origin()?.url;
         match self.git(
-            &["push", "--quiet", "--porcelain", &self.remote, &refspec],
+            repo,
+            &[
+                "push",
+                "--quiet",
+                "--porcelain",
+                "--no-verify",
+                &url,
+                &refspec,
+            ],
             None,
             None,
         ) {
@@ -193,9 +338,44 @@ impl GitBranch {
         tag: &str,
         message: &str,
     ) -> Result<Compacted, GitAuditError> {
+        let scratch = self.scratch()?;
+        let repo = scratch.path();
+        // A shallow checkout (actions/checkout's default) takes the head only, as its own
+        // fetches do: taking every version of the database would make git rebuild and hash
+        // each one. The count of commits squashed is then unknown.
+        let shallow = crate::git::hardened()
+            .arg("-C")
+            .arg(&self.dir)
+            .args(["rev-parse", "--is-shallow-repository"])
+            .stdin(Stdio::null())
+            .output()
+            .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "true");
+        let url = self.origin()?.url;
+        if shallow {
+            self.fetch(repo, head)?;
+        } else {
+            let refname = format!("refs/heads/{}", self.name);
+            let whole = ["fetch", "--quiet", "--no-tags", "--end-of-options"];
+            let mut args = whole.to_vec();
+            args.extend([url.as_str(), refname.as_str()]);
+            let fetched = self.git(repo, &args, None, None).is_ok()
+                && self
+                    .git(
+                        repo,
+                        &["cat-file", "-e", &format!("{head}^{{commit}}")],
+                        None,
+                        None,
+                    )
+                    .is_ok();
+            if !fetched {
+                let mut args = whole.to_vec();
+                args.extend([url.as_str(), head]);
+                self.git(repo, &args, None, None)?;
+            }
+        }
         // The commit object itself: in a shallow repository `git log` shows a commit at the
         // boundary without its parents.
-        let object = self.text(&["cat-file", "commit", head], None)?;
+        let object = self.text(repo, &["cat-file", "commit", head], None)?;
         let has_parents = object
             .lines()
             .take_while(|line| !line.is_empty())
@@ -203,29 +383,34 @@ impl GitBranch {
         if !has_parents {
             return Ok(Compacted::AlreadyOne);
         }
-        let shallow = self.text(&["rev-parse", "--is-shallow-repository"], None)? == "true";
         let squashed = if shallow {
             None
         } else {
-            self.text(&["rev-list", "--count", head], None)?
+            self.text(repo, &["rev-list", "--count", head], None)?
                 .parse()
                 .ok()
         };
         let tree = format!("{head}^{{tree}}");
-        let commit = self.text(&["commit-tree", &tree, "-m", message], None)?;
+        let commit = self.text(
+            repo,
+            &["commit-tree", "--no-gpg-sign", &tree, "-m", message],
+            None,
+        )?;
         // Both refs or neither: the tag never outlives a compaction that lost its lease, and
         // a tag that exists at another commit stops the push (it is never forced).
         let lease = format!("--force-with-lease=refs/heads/{}:{head}", self.name);
         let tag_ref = format!("{head}:refs/tags/{tag}");
         let branch_ref = format!("{commit}:refs/heads/{}", self.name);
         match self.git(
+            repo,
             &[
                 "push",
                 "--quiet",
                 "--porcelain",
+                "--no-verify",
                 "--atomic",
                 &lease,
-                &self.remote,
+                &url,
                 &tag_ref,
                 &branch_ref,
             ],

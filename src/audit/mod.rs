@@ -16,7 +16,7 @@ pub use config::{AuditConfig, CommitMode};
 use crate::error::Error;
 use crate::gate::GateRun;
 use crate::github::{ApiError, Client, Repo, Retry, Session, Token};
-use crate::store::Store;
+use crate::store::{Baseline, Store};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AuditError {
@@ -72,6 +72,20 @@ pub enum AuditError {
         head: String,
         first: String,
     },
+    /// The working copy is not the branch's file plus this run's rows: nothing is committed.
+    #[error("audit branch {branch}: {message}; refusing to commit")]
+    Tampered { branch: String, message: String },
+    /// What the branch holds at its head is not a SQLite database (a JSON answer to the raw
+    /// read, a file replaced by hand): it is never written as the working copy.
+    #[error(
+        "audit branch {branch} at {head}: {path} is not a SQLite database (it starts with {start}); refusing to use it"
+    )]
+    NotDatabase {
+        branch: String,
+        head: String,
+        path: String,
+        start: String,
+    },
     #[error("audit database {}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -83,6 +97,12 @@ pub enum AuditError {
 impl AuditError {
     pub fn help(&self) -> Option<&str> {
         match self {
+            Self::Tampered { .. } => Some(
+                "something other than this run (a test suite, a script) changed the working copy of the audit database; the branch is as it was: run the gate again once that is fixed, and check `skillgate audit verify` on the branch's file",
+            ),
+            Self::NotDatabase { .. } => Some(
+                "restore the file from an earlier commit of the audit branch (`skillgate audit verify --db FILE` checks a copy)",
+            ),
             Self::Exhausted { .. } | Self::Unrecorded { .. } => Some(
                 "upload that file as an artifact, and run `skillgate publish --results FILE` with it to record the run",
             ),
@@ -131,6 +151,14 @@ impl Backend {
         match self {
             Self::Api(api) => &api.branch,
             Self::Git(g) => &g.name,
+        }
+    }
+
+    /// The database's path on the branch.
+    fn db_path(&self) -> &str {
+        match self {
+            Self::Api(api) => &api.path,
+            Self::Git(g) => &g.path,
         }
     }
 
@@ -200,6 +228,10 @@ pub struct Trail {
     backend: Backend,
     /// The branch head the copy was read at; `None` for a branch not created yet.
     head: Option<String>,
+    /// The file as the branch held it at `head` (`None`: no branch yet), and what it held.
+    read: Option<Vec<u8>>,
+    baseline: Baseline,
+    /// Made for this run alone (0700, random name): no one else can list or open the copy.
     dir: tempfile::TempDir,
     attempts: u32,
     /// The size of the file the last commit landed.
@@ -213,6 +245,29 @@ impl std::fmt::Debug for Trail {
             .field("head", &self.head)
             .finish_non_exhaustive()
     }
+}
+
+/// Read, before any suite runs, what git mode needs from the checkout (the remote's URL and the
+/// credentials actions/checkout left): a suite can rewrite `.git/config`, and the trail is
+/// connected only once every suite has ended.
+pub fn pin(config: &AuditConfig, repo_dir: &Path) -> Result<(), Error> {
+    if config.commit != CommitMode::Git {
+        return Ok(());
+    }
+    git::GitBranch {
+        dir: repo_dir.to_path_buf(),
+        remote: "origin".to_owned(),
+        name: config.branch.clone(),
+        path: config.db.clone(),
+    }
+    .pin()
+    .map_err(|source| {
+        AuditError::Git {
+            branch: config.branch.clone(),
+            source,
+        }
+        .into()
+    })
 }
 
 /// Where the branch is: through the API (a session with a token and a repository) or a git
@@ -264,13 +319,12 @@ fn api_backend(
 
 impl Trail {
     fn open(backend: Backend, attempts: u32) -> Result<Self, Error> {
-        let dir = tempfile::Builder::new()
-            .prefix("skillgate-audit-")
-            .tempdir()
-            .map_err(|err| Error::io("create a directory in", std::env::temp_dir(), err))?;
+        let dir = private_dir("skillgate-audit-")?;
         let mut trail = Self {
             backend,
             head: None,
+            read: None,
+            baseline: Baseline::empty(),
             dir,
             attempts: attempts.max(1),
             committed: None,
@@ -297,7 +351,12 @@ impl Trail {
     /// Read the branch's head and its database into [`Trail::path`] (none: a fresh file).
     fn reread(&mut self) -> Result<(), Error> {
         let path = self.path();
-        for stale in [path.clone(), path.with_extension("db-journal")] {
+        for stale in [
+            path.clone(),
+            path.with_extension("db-journal"),
+            path.with_extension("db-wal"),
+            path.with_extension("db-shm"),
+        ] {
             match std::fs::remove_file(&stale) {
                 Ok(()) => {}
                 Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
@@ -305,6 +364,8 @@ impl Trail {
             }
         }
         self.head = self.backend.head()?;
+        self.read = None;
+        self.baseline = Baseline::empty();
         if let Some(head) = &self.head {
             // A branch without the file is not a fresh trail: starting one on top would drop
             // every row before it from the branch's head.
@@ -315,9 +376,92 @@ impl Trail {
                     branch: self.branch().to_owned(),
                     head: head.clone(),
                 })?;
-            std::fs::write(&path, bytes).map_err(|err| Error::io("write", &path, err))?;
+            if !bytes.starts_with(SQLITE_MAGIC) {
+                return Err(AuditError::NotDatabase {
+                    branch: self.branch().to_owned(),
+                    head: head.clone(),
+                    path: self.backend.db_path().to_owned(),
+                    start: preview(&bytes),
+                }
+                .into());
+            }
+            write_private(&path, &bytes)?;
+            // What the branch holds must be skillgate's schema too: a trigger committed there
+            // (by hand, or by a run before this check) is refused, not built upon.
+            let store = Store::open_read_only(&path)?;
+            store
+                .check_schema()
+                .map_err(|err| self.tampered_branch(head, &err))?;
+            self.baseline = store.baseline()?;
+            self.read = Some(bytes);
         }
         Ok(())
+    }
+
+    fn tampered_branch(&self, head: &str, err: &crate::store::StoreError) -> AuditError {
+        AuditError::Tampered {
+            branch: self.branch().to_owned(),
+            message: format!(
+                "at {head}: {}",
+                err.to_string()
+                    .replace(&self.path().display().to_string(), self.backend.db_path())
+            ),
+        }
+    }
+
+    /// Check the working copy before anything relies on it or commits it: the schema is
+    /// skillgate's own, every row the branch held is there unchanged, and the chain has no
+    /// break the branch did not have. Call it before reading decisions back from the copy.
+    pub fn validate(&self) -> Result<(), Error> {
+        let path = self.path();
+        if !path.exists() && self.read.is_none() {
+            // A trail not created yet, and nothing recorded into it.
+            return Ok(());
+        }
+        Store::open_read_only(&path)?
+            .validate(Some(&self.baseline))
+            .map_err(|err| {
+                AuditError::Tampered {
+                    branch: self.branch().to_owned(),
+                    message: err.to_string(),
+                }
+                .into()
+            })
+    }
+
+    /// Record `run` again into a fresh copy of the branch's file and require the working copy
+    /// to hold exactly those rows past what the branch held; the replay then becomes the
+    /// working copy, so what is committed is the branch's file and this run, nothing else.
+    fn replay(&self, run: &GateRun) -> Result<(), Error> {
+        let dir = private_dir("skillgate-replay-")?;
+        let replay_path = dir.path().join("skills.db");
+        if let Some(bytes) = &self.read {
+            write_private(&replay_path, bytes)?;
+        }
+        let mut replay = Store::open(&replay_path)?;
+        replay.record(run)?;
+        let path = self.path();
+        if path.exists() {
+            Store::open_read_only(&path)?
+                .same_appends(&replay, &self.baseline)
+                .map_err(|err| AuditError::Tampered {
+                    branch: self.branch().to_owned(),
+                    message: err.to_string(),
+                })?;
+        }
+        drop(replay);
+        // A journal left beside the copy would be rolled back into the file on its next open.
+        for side in ["db-journal", "db-wal", "db-shm"] {
+            let stale = path.with_extension(side);
+            match std::fs::remove_file(&stale) {
+                Ok(()) => {}
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+                Err(err) => return Err(Error::io("replace", stale, err)),
+            }
+        }
+        let bytes =
+            std::fs::read(&replay_path).map_err(|err| Error::io("read", &replay_path, err))?;
+        write_private(&path, &bytes)
     }
 
     /// Commit the database back when `changed`; on a lost race, re-read the branch, re-record
@@ -333,6 +477,9 @@ impl Trail {
             Store::open(path)?.record(run)?;
             Ok(())
         };
+        // Whether or not anything changed: a forged row in the copy must stop the run.
+        self.validate()?;
+        self.replay(run)?;
         match self.commit_with(&commit_message(run), changed, &reapply)? {
             Some(Ok(sha)) => Ok(Some(sha)),
             None => Ok(None),
@@ -358,6 +505,7 @@ impl Trail {
             return Ok(None);
         }
         for attempt in 1..=self.attempts {
+            self.validate()?;
             let bytes = ready_bytes(&self.path())?;
             match self.backend.commit(self.head.as_deref(), &bytes, message)? {
                 Landed::Commit(sha) => {
@@ -375,6 +523,55 @@ impl Trail {
         }
         Ok(Some(Err(self.attempts)))
     }
+}
+
+/// The first bytes of every SQLite 3 database file.
+const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
+
+/// The start of a file that is not a database, quoted, for the error: printable ASCII only.
+fn preview(bytes: &[u8]) -> String {
+    if bytes.is_empty() {
+        return "nothing: it is empty".to_owned();
+    }
+    let start: String = bytes
+        .iter()
+        .take(24)
+        .map(|&b| match b {
+            b' '..=b'~' => char::from(b),
+            _ => '.',
+        })
+        .collect();
+    format!("`{start}`")
+}
+
+/// A directory only this user can list or open (0700), with a random name.
+pub(crate) fn private_dir(prefix: &str) -> Result<tempfile::TempDir, Error> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(prefix);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o700));
+    }
+    builder
+        .tempdir()
+        .map_err(|err| Error::io("create a directory in", std::env::temp_dir(), err))
+}
+
+/// Write `bytes` as a file only this user can read or write (0600).
+fn write_private(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    options
+        .open(path)
+        .and_then(|mut file| file.write_all(bytes))
+        .map_err(|err| Error::io("write", path, err))
 }
 
 fn commit_message(run: &GateRun) -> String {
@@ -474,12 +671,9 @@ pub fn compact(
                 branch: config.branch.clone(),
                 head: head.clone(),
             })?;
-        let dir = tempfile::Builder::new()
-            .prefix("skillgate-compact-")
-            .tempdir()
-            .map_err(|err| Error::io("create a directory in", std::env::temp_dir(), err))?;
+        let dir = private_dir("skillgate-compact-")?;
         let path = dir.path().join("skills.db");
-        std::fs::write(&path, &bytes).map_err(|err| Error::io("write", &path, err))?;
+        write_private(&path, &bytes)?;
         let report = Store::open_read_only(&path)?.verify_chain()?;
         if let Some(first) = report.breaks.first() {
             return Err(AuditError::Broken {

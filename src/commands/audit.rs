@@ -1,8 +1,10 @@
-//! `skillgate audit verify`: check the audit trail's hash chain, read-only.
+//! `skillgate audit verify`: check the audit trail, read-only: its schema is skillgate's own at
+//! its `user_version`, every category template reads, and the hash chain holds.
 //! `skillgate audit compact`: squash the audit branch's git history.
 //!
-//! Exit codes: 0 the chain is intact (compacted); 4 (correction needed) a row does not chain,
-//! the first one named, and nothing is compacted; 1 the database cannot be read (or the
+//! Exit codes: 0 the trail is intact (compacted); 4 (correction needed) a row does not chain,
+//! an object in the schema is not skillgate's, or a template cannot be read, the first one
+//! named, and nothing is compacted; 1 the database cannot be read (or the
 //! branch has none at its head) or the branch cannot be pushed; 2 no database file for
 //! `verify`, no branch for `compact`, or a malformed remote or tag name.
 
@@ -10,7 +12,7 @@ use super::check::Outcome;
 use crate::cli::{AuditCommand, AuditCompactArgs, AuditFormat, AuditVerifyArgs};
 use crate::error::Error;
 use crate::exit_codes;
-use crate::store::{ChainReport, Store};
+use crate::store::{ChainReport, SchemaProblem, Store, TemplateProblem};
 
 pub const SCHEMA: &str = "skillgate.audit-verify/1";
 
@@ -86,15 +88,28 @@ fn verify(args: &AuditVerifyArgs) -> Result<Outcome, Error> {
         ));
     }
     let store = Store::open_read_only(&path)?;
+    let schema = store.schema_problems()?;
     let report = store.verify_chain()?;
+    // Templates are read only from skillgate's own table: in a foreign schema they may be a
+    // view or missing, and the schema problem is already the finding.
+    let templates = if schema.is_empty() {
+        store.template_problems()?
+    } else {
+        Vec::new()
+    };
+    let findings = Findings {
+        schema: &schema,
+        templates: &templates,
+        chain: &report,
+    };
     let stdout = match args.format {
-        AuditFormat::Text => text(&report),
-        AuditFormat::Json => json(&report, &path.display().to_string()),
+        AuditFormat::Text => text(&findings),
+        AuditFormat::Json => json(&findings, &path.display().to_string()),
     };
     Ok(Outcome {
         stdout,
         warnings: Vec::new(),
-        exit_code: if report.is_intact() {
+        exit_code: if findings.is_intact() {
             exit_codes::OK
         } else {
             exit_codes::CORRECTION_NEEDED
@@ -102,7 +117,30 @@ fn verify(args: &AuditVerifyArgs) -> Result<Outcome, Error> {
     })
 }
 
-fn text(report: &ChainReport) -> String {
+/// Everything `verify` found, the schema first: a planted trigger explains the rows after it.
+struct Findings<'a> {
+    schema: &'a [SchemaProblem],
+    templates: &'a [TemplateProblem],
+    chain: &'a ChainReport,
+}
+
+impl Findings<'_> {
+    fn is_intact(&self) -> bool {
+        self.schema.is_empty() && self.templates.is_empty() && self.chain.is_intact()
+    }
+
+    fn messages(&self) -> Vec<String> {
+        self.schema
+            .iter()
+            .map(ToString::to_string)
+            .chain(self.templates.iter().map(ToString::to_string))
+            .chain(self.chain.breaks.iter().map(ToString::to_string))
+            .collect()
+    }
+}
+
+fn text(findings: &Findings<'_>) -> String {
+    let report = findings.chain;
     let rows = match report.rows {
         1 => "1 row".to_owned(),
         n => format!("{n} rows"),
@@ -111,14 +149,15 @@ fn text(report: &ChainReport) -> String {
         Some(id) => format!("head {} (row {id})", report.head),
         None => format!("head {} (empty)", report.head),
     };
-    let Some((first, rest)) = report.breaks.split_first() else {
+    let messages = findings.messages();
+    let Some((first, rest)) = messages.split_first() else {
         return format!("audit trail intact: {rows} checked, {head}\n");
     };
     let mut out = format!("audit trail broken: {first}\n");
     for other in rest {
         out.push_str(&format!("also: {other}\n"));
     }
-    let problems = match report.breaks.len() {
+    let problems = match messages.len() {
         1 => "1 problem".to_owned(),
         n => format!("{n} problems"),
     };
@@ -126,24 +165,38 @@ fn text(report: &ChainReport) -> String {
     out
 }
 
-fn json(report: &ChainReport, db: &str) -> String {
+fn json(findings: &Findings<'_>, db: &str) -> String {
+    let report = findings.chain;
+    let with_message = |value: serde_json::Value, message: String| {
+        let mut value = value;
+        value["message"] = message.into();
+        value
+    };
     let breaks: Vec<serde_json::Value> = report
         .breaks
         .iter()
-        .map(|b| {
-            let mut value = serde_json::to_value(b).unwrap_or_default();
-            value["message"] = b.to_string().into();
-            value
-        })
+        .map(|b| with_message(serde_json::to_value(b).unwrap_or_default(), b.to_string()))
+        .collect();
+    let schema: Vec<serde_json::Value> = findings
+        .schema
+        .iter()
+        .map(|p| with_message(serde_json::to_value(p).unwrap_or_default(), p.to_string()))
+        .collect();
+    let templates: Vec<serde_json::Value> = findings
+        .templates
+        .iter()
+        .map(|p| serde_json::json!({ "template": p.name, "problem": p.message, "message": p.to_string() }))
         .collect();
     let doc = serde_json::json!({
         "schema": SCHEMA,
         "db": db,
-        "intact": report.is_intact(),
+        "intact": findings.is_intact(),
         "rows": report.rows,
         "head": report.head,
         "head_id": report.head_id,
         "breaks": breaks,
+        "schema_problems": schema,
+        "template_problems": templates,
     });
     let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
     text.push('\n');

@@ -20,7 +20,8 @@ use crate::git::Git;
 use crate::github::{self, Session, Token};
 use crate::lint;
 use crate::policy::decide;
-use crate::policy::template::{self, CategoryTemplate};
+use crate::policy::stricter::{self, BaseCategory};
+use crate::policy::template::CategoryTemplate;
 use crate::progress::Progress;
 use crate::render;
 
@@ -50,12 +51,12 @@ struct Scope {
 
 /// Reads files as they were at the base commit: with git, or through the API when a shallow
 /// checkout does not have the base.
-struct BaseReader {
-    git: Git,
-    base: String,
+pub(crate) struct BaseReader {
+    pub git: Git,
+    pub base: String,
     /// `--repo` relative to the top of the git repository (empty at the top).
-    prefix: String,
-    api: Option<github::session::FileSource>,
+    pub prefix: String,
+    pub api: Option<github::session::FileSource>,
 }
 
 impl BaseReader {
@@ -73,21 +74,27 @@ impl BaseReader {
 }
 
 /// A skill read from disk, ready to run.
-struct Prepared {
-    change: SkillChange,
-    name: String,
-    meta: SkillMeta,
-    lint: Vec<Finding>,
-    content_hash: Option<String>,
-    resolution: Resolution,
+pub(crate) struct Prepared {
+    pub(crate) change: SkillChange,
+    pub(crate) name: String,
+    pub(crate) meta: SkillMeta,
+    pub(crate) lint: Vec<Finding>,
+    pub(crate) content_hash: Option<String>,
+    pub(crate) resolution: Resolution,
     /// What the skill's files show; `None` for a deleted skill.
-    analysis: Option<Analysis>,
+    pub(crate) analysis: Option<Analysis>,
     /// What breaks for the skill's users against the base: `name` changed, a major version, a
     /// documented input or field removed.
-    breaking: Vec<String>,
+    pub(crate) breaking: Vec<String>,
     /// The base's `category` when the change gives the skill another one.
-    category_change: Option<CategoryChange>,
+    pub(crate) category_change: Option<CategoryChange>,
+    /// The skill's `category` as the base had it, unknown for a new skill: the head's is the
+    /// pull request's word and only tightens the policy.
+    pub(crate) base_category: BaseCategory,
 }
+
+/// Said when `check` would publish from a pull request's own job.
+pub const PR_TOKEN_WARNING: &str = "this pull_request job runs the pull request's code with a write token in reach: a suite can read it from the job's processes. Run `check --publish none --out results.json` here and `publish` from a workflow_run job (see docs/workflows/ and SECURITY.md)";
 
 /// `progress` hears of each suite as it starts and ends.
 pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Error> {
@@ -111,13 +118,14 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
         );
     }
 
-    // In a job that publishes, the audit trail is the audit branch's; read it first.
-    let (mut trail, db_path) =
-        super::publish::open_trail(plan.write, &config, &session, &repo, args.db.as_deref())?;
-    // Open (and migrate, or refuse) the audit trail before spending minutes on suites.
-    let mut store = Store::open(&db_path)?;
-    // Category templates sit between the defaults and the config; a broken one stops the run.
-    let templates = store.category_templates()?;
+    if plan.write && session.pull().is_some() {
+        warnings.push(PR_TOKEN_WARNING.to_owned());
+    }
+    // Refuse a trail the checkout moved out of the repository before any suite runs.
+    super::publish::check_trail_path(&repo, &config, args.db.as_deref())?;
+    if plan.write {
+        crate::audit::pin(&config.audit, &repo)?;
+    }
 
     let mut prepared: Vec<Prepared> = scope
         .changes
@@ -126,10 +134,8 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
         .collect::<Result<_, _>>()?;
     flag_duplicate_names(&mut prepared);
 
-    let workspace = tempfile::Builder::new()
-        .prefix("skillgate-")
-        .tempdir()
-        .map_err(|err| Error::io("create a workspace in", std::env::temp_dir(), err))?;
+    // Each attempt's files sit under a random name, in a parent no suite may list.
+    let workspace = runner::Workspace::new()?;
     let suites: Vec<(usize, &Suite)> = prepared
         .iter()
         .enumerate()
@@ -162,17 +168,19 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
         let batch: Vec<Job> = pending
             .iter()
             .map(|(i, suite)| {
-                let place = workspace.path().join(format!("{i:04}/attempt-{number}"));
+                let place = workspace.place()?;
                 let p = &prepared[*i];
                 let label = if number == 1 {
                     p.name.clone()
                 } else {
                     format!("{} (attempt {number})", p.name)
                 };
-                job(label, &repo, &place, &p.change.skill, suite)
+                Ok(job(label, &repo, &place, &p.change.skill, suite))
             })
-            .collect();
+            .collect::<Result<_, runner::RunnerError>>()?;
         let finished = runner::run_all(batch.clone(), &settings, progress)?;
+        // A suite that went looking for the others' directories: no report can be trusted.
+        workspace.intact()?;
         for (((i, _), job), done) in pending.iter().zip(&batch).zip(finished) {
             let p = &prepared[*i];
             let skill_dir = repo.join(&p.change.skill.dir);
@@ -194,20 +202,27 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
         return Err(runner::RunnerError::Interrupted(name).into());
     }
 
+    // The audit trail is read only now, every suite having ended: in a job that publishes, from
+    // the audit branch into a directory made for it; no suite ever saw it.
+    let (mut trail, db_path) =
+        super::publish::open_trail(plan.write, &config, &session, &repo, args.db.as_deref())?;
+    let mut store = Store::open(&db_path)?;
+    // Category templates sit between the defaults and the config; a broken one stops the run.
+    // In a pull request's job without the audit branch, the database in the checkout is the
+    // pull request's: its templates are the base's copy's, never its own.
+    let templates = match (&trail, session.pull()) {
+        (None, Some(pull)) => base_templates(&repo, &config, &pull.base_sha, args.db.as_deref())?,
+        _ => store.category_templates()?,
+    };
+
     let finished_at = now();
     let mut skills = Vec::with_capacity(prepared.len());
     for (p, attempts) in prepared.into_iter().zip(attempts) {
         let previous = store.previous_coverage(&p.name)?;
         let policy = policy_for(&p, &config, &templates);
-        skills.push(assess(
-            p,
-            attempts,
-            policy,
-            &settings,
-            &finished_at,
-            previous,
-            &mut warnings,
-        ));
+        let evidence =
+            Evidence::from_attempts(&p, attempts, &settings, &finished_at, &mut warnings);
+        skills.push(assess(p, evidence, policy, previous));
     }
     let run = GateRun {
         schema: SCHEMA.to_owned(),
@@ -217,7 +232,7 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
         findings: tree.findings,
         skills,
     };
-    let stats = store.record(&run)?;
+    let stats = publish::record_run(&mut store, &run, trail.is_some(), &repo, &config)?;
     drop(store);
     if let Some(out) = &args.out {
         write_atomically(out, render::json(&run).as_bytes())?;
@@ -270,6 +285,19 @@ pub(crate) fn trusted_config(
     let Some(pull) = session.pull().filter(|_| explicit.is_none()) else {
         return Ok(here);
     };
+    config_at_base(repo, here, pull, session, warnings)
+}
+
+/// The config as it is at `pull`'s base commit (`here`, the checkout's, says what the pull
+/// request would change): fetched when the checkout lacks the base, else read through the
+/// API; a run that can do neither fails closed.
+pub(crate) fn config_at_base(
+    repo: &Path,
+    here: Config,
+    pull: &github::PullRequest,
+    session: &Session,
+    warnings: &mut Vec<String>,
+) -> Result<Config, Error> {
     let base = &pull.base_sha;
     let git = Git::open(repo).ok();
     let prefix = git
@@ -281,20 +309,37 @@ pub(crate) fn trusted_config(
     } else {
         format!("{prefix}/{}", crate::config::FILE_NAME)
     };
+    // A shallow checkout lacks the base: fetch it before reading any config, or ask the API.
+    let have_base = git
+        .as_ref()
+        .is_some_and(|g| g.resolve(base).is_ok() || g.fetch_commit(base).is_ok());
     let from_git = git
         .as_ref()
-        .filter(|g| g.resolve(base).is_ok())
+        .filter(|_| have_base)
         .map(|g| g.read_file_at(base, &rel).ok().flatten());
     let text = match from_git {
         Some(text) => text,
         None => match github::session::FileSource::new(session) {
-            Some(api) => api.read(&rel, base),
+            Some(api) => api.read_checked(&rel, base).map_err(|err| {
+                Error::usage(
+                    format!(
+                        "pull request #{}: the base's {} cannot be read from the API ({err}), and a pull request never chooses its own policy",
+                        pull.number,
+                        crate::config::FILE_NAME
+                    ),
+                    Some("check out with history (actions/checkout with `fetch-depth: 0`), or pass --config FILE"),
+                )
+            })?,
             None => {
-                warnings.push(format!(
-                    "the base's {} could not be read (no history, no token): this run applies the pull request's own",
-                    crate::config::FILE_NAME
+                return Err(Error::usage(
+                    format!(
+                        "pull request #{}: the base's {} cannot be read (base {} is not in the checkout, fetching it failed, and there is no token to ask the API), and a pull request never chooses its own policy",
+                        pull.number,
+                        crate::config::FILE_NAME,
+                        short(base)
+                    ),
+                    Some("check out with history (actions/checkout with `fetch-depth: 0`), or pass --config FILE"),
                 ));
-                return Ok(here);
             }
         },
     };
@@ -310,6 +355,45 @@ pub(crate) fn trusted_config(
         ));
     }
     Ok(trusted)
+}
+
+/// The category templates of the audit database as it is at the pull request's base: the
+/// checkout's copy is the pull request's to change. An explicit `--db` is the user's own.
+fn base_templates(
+    repo: &Path,
+    config: &Config,
+    base: &str,
+    db: Option<&Path>,
+) -> Result<Vec<CategoryTemplate>, Error> {
+    if let Some(db) = db {
+        return Ok(Store::open(db)?.category_templates()?);
+    }
+    let Ok(git) = Git::open(repo) else {
+        return Ok(Vec::new());
+    };
+    let prefix = repo_prefix(&git, repo)?;
+    let rel = config.audit.db.replace('\\', "/");
+    let spec = if prefix.is_empty() {
+        format!("{base}:{rel}")
+    } else {
+        format!("{base}:{prefix}/{rel}")
+    };
+    let out = super::recompute::quiet_git(git.toplevel())
+        .args(["cat-file", "blob", &spec])
+        .output()
+        .map_err(|err| Error::io("run git in", git.toplevel(), err))?;
+    // Not at the base (or no base here): the defaults and the config's own categories.
+    if !out.status.success() || out.stdout.is_empty() {
+        return Ok(Vec::new());
+    }
+    let dir = tempfile::Builder::new()
+        .prefix("skillgate-base-db-")
+        .tempdir()
+        .map_err(|err| Error::io("create a directory in", std::env::temp_dir(), err))?;
+    let path = dir.path().join("skills.db");
+    std::fs::write(&path, &out.stdout).map_err(|err| Error::io("write", &path, err))?;
+    let templates = Store::open(&path)?.category_templates()?;
+    Ok(templates)
 }
 
 /// Fail before minutes of suites, not after, when the results document cannot be written.
@@ -512,6 +596,8 @@ fn changed(
         .filter_map(|change| relative_change(change, &prefix))
         .collect();
     let base_skills = layout.skills_in_paths(base_files.iter().filter_map(|p| strip(p, &prefix)));
+    // A change behind a symlink in a skill is a change to the skill.
+    let files = crate::changes::through_links(&tree.links, &files);
     let changes = skill_changes(&tree.skills, &base_skills, &files);
     Ok(Scope {
         changes,
@@ -575,7 +661,7 @@ fn changes_without_history(
 }
 
 /// `--repo` relative to the top of its git repository, `/`-separated (empty at the top).
-fn repo_prefix(git: &Git, repo: &Path) -> Result<String, Error> {
+pub(crate) fn repo_prefix(git: &Git, repo: &Path) -> Result<String, Error> {
     let top = git
         .toplevel()
         .canonicalize()
@@ -586,11 +672,11 @@ fn repo_prefix(git: &Git, repo: &Path) -> Result<String, Error> {
         .unwrap_or_default())
 }
 
-fn short(sha: &str) -> &str {
+pub(crate) fn short(sha: &str) -> &str {
     sha.get(..12).unwrap_or(sha)
 }
 
-fn strip<'p>(path: &'p str, prefix: &str) -> Option<&'p str> {
+pub(crate) fn strip<'p>(path: &'p str, prefix: &str) -> Option<&'p str> {
     if prefix.is_empty() {
         Some(path)
     } else {
@@ -598,7 +684,10 @@ fn strip<'p>(path: &'p str, prefix: &str) -> Option<&'p str> {
     }
 }
 
-fn relative_change(change: crate::git::FileChange, prefix: &str) -> Option<crate::git::FileChange> {
+pub(crate) fn relative_change(
+    change: crate::git::FileChange,
+    prefix: &str,
+) -> Option<crate::git::FileChange> {
     use crate::git::FileChange as F;
     let s = |p: &str| strip(p, prefix).map(str::to_owned);
     Some(match change {
@@ -615,7 +704,7 @@ fn relative_change(change: crate::git::FileChange, prefix: &str) -> Option<crate
 }
 
 /// Read a skill's `SKILL.md`, lint it, hash it and find its suite.
-fn prepare(
+pub(crate) fn prepare(
     repo: &Path,
     tree: &Tree,
     change: &SkillChange,
@@ -630,6 +719,8 @@ fn prepare(
         let meta = text
             .map(|t| skill::read_meta(&t, &file, skill.dir_name()).0)
             .unwrap_or_default();
+        // `meta` is the base's own.
+        let base_category = BaseCategory::Known(meta.category.clone());
         return Ok(Prepared {
             change: change.clone(),
             name: skill.dir_name().to_owned(),
@@ -640,6 +731,7 @@ fn prepare(
             analysis: None,
             breaking: Vec::new(),
             category_change: None,
+            base_category,
         });
     }
     let dir = repo.join(&skill.dir);
@@ -712,6 +804,12 @@ fn prepare(
             },
         )
     });
+    let base_category = match (&change.kind, &before) {
+        // `--all` gates the tree as it is: no pull request chose the category.
+        (ChangeKind::Unchanged, _) => BaseCategory::Known(meta.category.clone()),
+        (_, Some(before)) => BaseCategory::Known(before.category.clone()),
+        (_, None) => BaseCategory::Unknown,
+    };
     Ok(Prepared {
         change: change.clone(),
         name,
@@ -722,6 +820,7 @@ fn prepare(
         analysis: Some(analysis),
         breaking,
         category_change,
+        base_category,
     })
 }
 
@@ -738,7 +837,7 @@ fn read_skill_md(path: &Path) -> Option<String> {
 }
 
 /// Two skills may not share a name: the audit trail keys skills by it.
-fn flag_duplicate_names(prepared: &mut [Prepared]) {
+pub(crate) fn flag_duplicate_names(prepared: &mut [Prepared]) {
     for i in 1..prepared.len() {
         let (before, rest) = prepared.split_at_mut(i);
         let current = &mut rest[0];
@@ -774,66 +873,33 @@ fn job(label: String, repo: &Path, base: &Path, skill: &SkillDir, suite: &Suite)
     }
 }
 
-/// From a skill's suite attempts (none when it did not run), build the signals and decide.
-fn assess(
-    p: Prepared,
-    mut attempts: Vec<Attempt>,
-    policy: crate::policy::Policy,
-    settings: &runner::Settings,
-    timestamp: &str,
-    previous_coverage: Option<f64>,
-    warnings: &mut Vec<String>,
-) -> SkillResult {
-    let mut lint = p.lint;
-    let count = u32::try_from(attempts.len()).unwrap_or(u32::MAX);
-    let flaky = attempt::flaky(&attempts);
-    let last = attempts.pop();
-    let mut coverage_unread = None;
-    let mut results_disagree = None;
-    let (suite_signal, suite_report, run, measured, suite_failure, results_unread) =
-        match (&p.resolution, last) {
-            (_, _) if p.change.kind == ChangeKind::Deleted => {
-                (SuiteSignal::NotApplicable, None, None, None, None, None)
-            }
-            (Resolution::Found(suite), Some(last)) => {
-                let done = &last.finished;
-                let report = SuiteReport {
-                    // A declared command can carry a token (`API_KEY=… pytest`).
-                    suite: Some(Suite {
-                        command: crate::analysis::secrets::redact_text(&suite.command),
-                        ..suite.clone()
-                    }),
-                    outcome: done.describe(settings.timeout),
-                    exit_code: done.exit_code,
-                    timed_out: done.timed_out,
-                    duration_ms: millis(done.duration),
-                    attempts: count,
-                    earlier_attempts_ms: attempts
-                        .iter()
-                        .map(|a| millis(a.finished.duration))
-                        .collect(),
-                    results_from: last.sources,
-                };
-                lint.extend(last.lint);
-                warnings.extend(last.warnings);
-                coverage_unread = last.coverage_unread;
-                results_disagree = last.disagreement;
-                let mut run = last.run;
-                for name in &flaky {
-                    if !run.flaky.contains(name) {
-                        run.flaky.push(name.clone());
-                    }
-                }
-                (
-                    SuiteSignal::Ran,
-                    Some(report),
-                    Some(run),
-                    last.coverage,
-                    last.failure,
-                    last.unread,
-                )
-            }
-            (Resolution::Unavailable { suite, reason }, _) => (
+/// What a skill's suite showed: read from its attempts by `check`, or taken from a results
+/// document by `publish` (which computes everything else itself).
+#[derive(Debug, Clone)]
+pub(crate) struct Evidence {
+    pub suite: SuiteSignal,
+    pub report: Option<SuiteReport>,
+    /// The counts and failures; their coverage fields are set when the skill is decided.
+    pub tests: Option<TestResults>,
+    /// Measured coverage only: declared coverage comes from the skill's own files.
+    pub coverage: Option<CoverageReport>,
+    pub suite_failure: Option<String>,
+    pub results_unread: Option<String>,
+    pub coverage_unread: Option<String>,
+    pub results_disagree: Option<String>,
+    /// Why the counts are the pull request's own word, when the policy does not trust that.
+    pub self_reported: Option<String>,
+    pub attempts: u32,
+    /// Findings made while reading the results (declared report paths, unreadable output).
+    pub lint: Vec<Finding>,
+}
+
+impl Evidence {
+    /// No suite ran: a deleted skill, no suite, or one that could not run.
+    pub(crate) fn not_run(p: &Prepared) -> Self {
+        let (suite, report) = match &p.resolution {
+            _ if p.change.kind == ChangeKind::Deleted => (SuiteSignal::NotApplicable, None),
+            Resolution::Unavailable { suite, reason } => (
                 SuiteSignal::Unavailable {
                     reason: reason.clone(),
                 },
@@ -847,23 +913,111 @@ fn assess(
                     earlier_attempts_ms: Vec::new(),
                     results_from: Vec::new(),
                 }),
-                None,
-                None,
-                None,
-                None,
             ),
-            _ => (SuiteSignal::Missing, None, None, None, None, None),
+            _ => (SuiteSignal::Missing, None),
         };
-    let coverage = match (&measured, p.meta.test_coverage) {
-        (Some(c), _) if c.ratio().is_some() => CoverageSignal::Measured {
-            ratio: c.ratio().unwrap_or(0.0),
-            format: c.format.as_str().to_owned(),
+        Self {
+            suite,
+            report,
+            tests: None,
+            coverage: None,
+            suite_failure: None,
+            results_unread: None,
+            coverage_unread: None,
+            results_disagree: None,
+            self_reported: None,
+            attempts: 0,
+            lint: Vec::new(),
+        }
+    }
+
+    /// What the suite's attempts showed: the last one counts, earlier ones name flaky tests.
+    fn from_attempts(
+        p: &Prepared,
+        mut attempts: Vec<Attempt>,
+        settings: &runner::Settings,
+        timestamp: &str,
+        warnings: &mut Vec<String>,
+    ) -> Self {
+        let count = u32::try_from(attempts.len()).unwrap_or(u32::MAX);
+        let flaky = attempt::flaky(&attempts);
+        let (Resolution::Found(suite), Some(last)) = (&p.resolution, attempts.pop()) else {
+            return Self::not_run(p);
+        };
+        if p.change.kind == ChangeKind::Deleted {
+            return Self::not_run(p);
+        }
+        let done = &last.finished;
+        let report = SuiteReport {
+            // A declared command can carry a token (`API_KEY=… pytest`).
+            suite: Some(Suite {
+                command: crate::analysis::secrets::redact_text(&suite.command),
+                ..suite.clone()
+            }),
+            outcome: done.describe(settings.timeout),
+            exit_code: done.exit_code,
+            timed_out: done.timed_out,
+            duration_ms: millis(done.duration),
+            attempts: count,
+            earlier_attempts_ms: attempts
+                .iter()
+                .map(|a| millis(a.finished.duration))
+                .collect(),
+            results_from: last.sources,
+        };
+        warnings.extend(last.warnings);
+        let mut run = last.run;
+        for name in &flaky {
+            if !run.flaky.contains(name) {
+                run.flaky.push(name.clone());
+            }
+        }
+        let coverage = last
+            .coverage
+            .as_ref()
+            .filter(|c| c.ratio().is_some())
+            .map(CoverageReport::measured);
+        Self {
+            suite: SuiteSignal::Ran,
+            tests: Some(TestResults::from_run(
+                &run,
+                report.duration_ms,
+                timestamp,
+                None,
+                None,
+            )),
+            report: Some(report),
+            coverage,
+            suite_failure: last.failure,
+            results_unread: last.unread,
+            coverage_unread: last.coverage_unread,
+            results_disagree: last.disagreement,
+            self_reported: None,
+            attempts: count,
+            lint: last.lint,
+        }
+    }
+}
+
+/// From what the skill's files show and what its suite showed, build the signals and decide.
+pub(crate) fn assess(
+    p: Prepared,
+    evidence: Evidence,
+    policy: crate::policy::Policy,
+    previous_coverage: Option<f64>,
+) -> SkillResult {
+    let mut lint = p.lint;
+    lint.extend(evidence.lint);
+    let coverage = match (&evidence.coverage, p.meta.test_coverage) {
+        (Some(c), _) => CoverageSignal::Measured {
+            ratio: c.ratio,
+            format: c.format.clone().unwrap_or_default(),
         },
-        (_, Some(ratio)) => CoverageSignal::Declared { ratio },
-        _ => CoverageSignal::Unknown,
+        (None, Some(ratio)) => CoverageSignal::Declared { ratio },
+        (None, None) => CoverageSignal::Unknown,
     };
     let coverage_report = match &coverage {
-        CoverageSignal::Measured { .. } => measured.as_ref().map(CoverageReport::measured),
+        CoverageSignal::Measured { .. } => evidence.coverage.clone(),
         CoverageSignal::Declared { ratio } => Some(CoverageReport {
             ratio: *ratio,
             source: "declared".to_owned(),
@@ -880,28 +1034,19 @@ fn assess(
         (Some(now), Some(before)) => Some(((now - before) * 1000.0).round() / 10.0),
         _ => None,
     };
-    let tests = run.as_ref().map(|run| {
-        let duration = suite_report.as_ref().map_or(0, |s| s.duration_ms);
-        TestResults::from_run(run, duration, timestamp, coverage.ratio(), coverage_delta)
+    let tests = evidence.tests.map(|mut tests| {
+        tests.coverage = coverage.ratio().map(crate::gate::percent);
+        tests.coverage_delta = coverage_delta;
+        tests
     });
-    let decided_under =
-        decided_under(p.category_change.as_ref(), p.meta.category.as_deref()).map(str::to_owned);
     let analysis = p.analysis;
     let risk = (p.change.kind != ChangeKind::Deleted).then(|| {
-        // Critical if either category is: leaving `security` does not lower the risk.
-        let critical = [decided_under.as_deref(), p.meta.category.as_deref()]
-            .into_iter()
-            .flatten()
-            .any(|c| {
-                policy
-                    .critical_categories
-                    .iter()
-                    .any(|k| k.eq_ignore_ascii_case(c))
-            });
+        let critical = stricter::is_critical(&policy, &p.base_category, p.meta.category.as_deref());
         risk::score(
             &risk_inputs(
                 analysis.as_ref(),
-                coverage.ratio(),
+                // Declared coverage would lower the score on the author's word alone.
+                stricter::risk_coverage(&coverage),
                 critical,
                 p.meta.risk_score,
             ),
@@ -915,26 +1060,27 @@ fn assess(
             .filter(|f| f.severity == Severity::Error)
             .map(|f| format!("{}: {}", f.location(), f.message))
             .collect(),
-        suite: suite_signal,
-        suite_failure,
-        results_unread,
-        coverage_unread,
-        results_disagree,
-        tests: run.as_ref().map(|r| TestCounts {
-            passed: r.passed,
-            failed: r.failed,
-            skipped: r.skipped,
+        suite: evidence.suite,
+        suite_failure: evidence.suite_failure,
+        results_unread: evidence.results_unread,
+        coverage_unread: evidence.coverage_unread,
+        results_disagree: evidence.results_disagree,
+        self_reported: evidence.self_reported,
+        tests: tests.as_ref().map(|t| TestCounts {
+            passed: t.pass_count,
+            failed: t.fail_count,
+            skipped: t.skip_count,
         }),
         coverage,
         declared_risk: p.meta.risk_score,
         declared_approval_level: p.meta.approval_level,
-        required_pass_rate: p
-            .meta
-            .required_test_pass_rate
-            .unwrap_or(policy.required_test_pass_rate),
-        attempts: count,
+        required_pass_rate: stricter::required_pass_rate(&policy, p.meta.required_test_pass_rate),
+        attempts: evidence.attempts,
         // Flaky across retries, and as the framework itself reported (reruns of its own).
-        flaky: run.as_ref().map(|r| r.flaky.clone()).unwrap_or_default(),
+        flaky: tests
+            .as_ref()
+            .map(|t| t.flaky_tests.clone())
+            .unwrap_or_default(),
         analysis,
         risk,
         breaking: p.breaking,
@@ -955,7 +1101,7 @@ fn assess(
         generated_by: p.meta.generated_by,
         phase4_pattern_id: p.meta.phase4_pattern_id,
         lint,
-        suite: suite_report,
+        suite: evidence.report,
         tests,
         coverage: coverage_report,
         signals,
@@ -963,29 +1109,20 @@ fn assess(
     }
 }
 
-/// The category whose policy decides a skill: a skill that changes its category is decided
-/// under the base's, so it cannot pick a looser policy for itself.
-fn decided_under<'p>(
-    change: Option<&'p CategoryChange>,
-    category: Option<&'p str>,
-) -> Option<&'p str> {
-    match change {
-        Some(change) => change.from.as_deref(),
-        None => category,
-    }
-}
-
 /// A skill's policy: the config's `[policy]`, its category's template, its
-/// `[policy.categories.NAME]`.
-fn policy_for(
+/// `[policy.categories.NAME]`; for a new skill or a changed category, the stricter of the
+/// base's and the head's.
+pub(crate) fn policy_for(
     p: &Prepared,
     config: &Config,
     templates: &[CategoryTemplate],
 ) -> crate::policy::Policy {
-    let category = decided_under(p.category_change.as_ref(), p.meta.category.as_deref());
-    let template =
-        template::for_category(templates, category).map(|t| (t.name.as_str(), &t.policy));
-    config.policy.for_category_over(category, template)
+    stricter::policy_for_change(
+        &config.policy,
+        templates,
+        &p.base_category,
+        p.meta.category.as_deref(),
+    )
 }
 
 /// The risk score's inputs from what the gate measured.

@@ -5,4 +5,5 @@ pub mod check;
 pub mod lint;
 pub mod parse;
 pub mod publish;
+pub mod recompute;
 pub mod review;

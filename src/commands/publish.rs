@@ -189,9 +189,69 @@ pub fn open_trail(
     };
     let path = match &trail {
         Some(trail) => trail.path(),
-        None => db.map_or_else(|| repo.join(&config.audit.db), Path::to_path_buf),
+        None => {
+            check_trail_path(repo, config, db)?;
+            db.map_or_else(|| repo.join(&config.audit.db), Path::to_path_buf)
+        }
     };
     Ok((trail, path))
+}
+
+/// The local trail's place in the repository (`[audit] db`) holds no symlink: a committed
+/// `.skillgate` that links elsewhere would move the database out of the repository, into a
+/// file the pull request chose. `--db` is the user's own choice.
+pub fn check_trail_path(repo: &Path, config: &Config, db: Option<&Path>) -> Result<(), Error> {
+    if db.is_some() {
+        return Ok(());
+    }
+    let mut at = repo.to_path_buf();
+    for part in Path::new(&config.audit.db).components() {
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(Error::usage(
+                    format!(
+                        "{} is a symlink: the audit database stays in the repository, and a link could put it anywhere",
+                        at.display()
+                    ),
+                    Some(
+                        "remove the link (the database is made where `[audit] db` says), or pass --db FILE",
+                    ),
+                ));
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    Ok(())
+}
+
+/// Record `run` in the trail's working copy. When the copy refuses it (a schema object that is
+/// not skillgate's, a row the branch did not hold) in a job that commits, the run's results are
+/// kept in a file, as for any other failure to commit.
+pub fn record_run(
+    store: &mut Store,
+    run: &GateRun,
+    committing: bool,
+    repo: &Path,
+    config: &Config,
+) -> Result<crate::store::RecordStats, Error> {
+    match store.record(run) {
+        Ok(stats) => Ok(stats),
+        Err(err) if committing => Err(audit::AuditError::Unrecorded {
+            message: err.to_string(),
+            kept: audit::keep(run, &keep_dir(repo, config))?,
+        }
+        .into()),
+        Err(err) => Err(err.into()),
+    }
+}
+
+/// Where a run's results wait when they could not be committed: beside the local trail.
+fn keep_dir(repo: &Path, config: &Config) -> PathBuf {
+    repo.join(&config.audit.db)
+        .parent()
+        .map_or_else(|| repo.to_path_buf(), Path::to_path_buf)
 }
 
 /// Commit the audit database back to its branch; lines for the log (what landed, and a
@@ -203,10 +263,7 @@ pub fn commit_trail(
     repo: &Path,
     config: &Config,
 ) -> Result<Vec<String>, Error> {
-    let keep_dir = repo
-        .join(&config.audit.db)
-        .parent()
-        .map_or_else(|| repo.to_path_buf(), Path::to_path_buf);
+    let keep_dir = keep_dir(repo, config);
     match trail.commit(run, changed, &keep_dir) {
         Ok(commit) => Ok(commit
             .map(|commit| {
@@ -313,38 +370,78 @@ fn short(sha: &str) -> &str {
 /// `skillgate publish --results FILE…`.
 pub fn run(args: &PublishArgs) -> Result<Outcome, Error> {
     let repo = super::check::open_repo(&args.repo)?;
-    let config = Config::load(&repo, args.config.as_deref())?;
     let session = Session::from_env(args.github.token.as_ref().map(Token::expose))?;
-    let mut run = merge(&args.results)?;
+    let mut warnings = Vec::new();
+    // A publishing job runs the default branch's workflow on its checkout; in a pull request's
+    // own job (matrix shards) the config is the base's, as for `check`.
+    let mut config =
+        super::check::trusted_config(&repo, args.config.as_deref(), &session, &mut warnings)?;
+    let document = merge(&args.results)?;
     let mut plan = plan(args.github.publish, &session, Stage::Publish)?;
     // Where to post, from the payload and the API, before anything is recorded: a document
     // that does not match them is neither posted nor recorded.
     let mut record = true;
+    let mut pull_base = None;
+    let mut head = document
+        .run
+        .pull_request_head
+        .clone()
+        .or_else(|| document.run.head.clone());
+    let mut fork = false;
+    let mut has_pull = document.run.pull_request.is_some();
     if plan.write
         && let Some(repo_id) = session.repo.as_ref()
     {
-        if !run.run.repository.eq_ignore_ascii_case(&repo_id.full()) {
+        if !document
+            .run
+            .repository
+            .eq_ignore_ascii_case(&repo_id.full())
+        {
             return Err(Error::usage(
                 format!(
                     "the results are for {}, but this job runs for {}",
-                    run.run.repository,
+                    document.run.repository,
                     repo_id.full()
                 ),
                 Some("publish results in the repository whose pull request they gate"),
             ));
         }
-        run.run.repository = repo_id.full();
         let mut notes = Vec::new();
         let found = session.with_client(async |client| {
-            publish_target(client, repo_id, &session, Stage::Publish, &run, &mut notes).await
+            publish_target(
+                client,
+                repo_id,
+                &session,
+                Stage::Publish,
+                &document,
+                &mut notes,
+            )
+            .await
         })?;
         plan.notes.extend(notes);
+        // The run that made the document ran on another repository's code: a fork, whatever
+        // the document or the pull request list says.
+        fork = session
+            .event
+            .as_ref()
+            .and_then(|e| e.workflow_run_head_repo.as_deref())
+            .is_some_and(|r| !r.eq_ignore_ascii_case(&repo_id.full()));
         match found {
-            Some((pull, head)) => {
-                if pull.as_ref().is_some_and(PullRequest::is_fork) {
-                    distrust(&mut run, pull.as_ref().map_or(0, |p| p.number));
+            Some((pull, target_head)) => {
+                fork |= pull.as_ref().is_some_and(PullRequest::is_fork);
+                // A `workflow_run` job checks out the default branch: the policy is the one at
+                // the base of the pull request it publishes for.
+                if let Some(pull) = pull
+                    .as_ref()
+                    .filter(|_| args.config.is_none() && session.pull().is_none())
+                {
+                    config =
+                        super::check::config_at_base(&repo, config, pull, &session, &mut warnings)?;
                 }
-                plan.target = Some((pull, head));
+                pull_base = pull.as_ref().map(|p| p.base_sha.clone());
+                has_pull = pull.is_some();
+                head = Some(target_head.clone());
+                plan.target = Some((pull, target_head));
             }
             None => {
                 plan.write = false;
@@ -352,12 +449,44 @@ pub fn run(args: &PublishArgs) -> Result<Outcome, Error> {
             }
         }
     }
-    let (mut trail, db_path) =
-        open_trail(plan.write, &config, &session, &repo, args.db.as_deref())?;
-    let mut warnings = Vec::new();
+    let (mut trail, db_path) = open_trail(
+        plan.write && record,
+        &config,
+        &session,
+        &repo,
+        args.db.as_deref(),
+    )?;
+    let store = Store::open(&db_path)?;
+    // A document that does not match the pull request is neither posted nor recorded: it is
+    // shown as it came, with the note saying why.
+    let run = if record {
+        let Some(head) = head else {
+            return Err(Error::usage(
+                "the results document names no commit: publish reads the skills' files at the commit it tested",
+                Some("make the document with `skillgate check` in a git checkout"),
+            ));
+        };
+        let templates = store.category_templates()?;
+        let revisions = super::recompute::Revisions {
+            head: &head,
+            pull_base: pull_base.as_deref(),
+            fork,
+            unknown_change: fork && !has_pull,
+        };
+        let mut run =
+            super::recompute::recompute(&document, &repo, &config, &templates, &store, &revisions)?;
+        if let Some(repo_id) = session.repo.as_ref().filter(|_| plan.write) {
+            run.run.repository = repo_id.full();
+        }
+        run
+    } else {
+        document
+    };
     let mut recorded = Ok(());
     if record {
-        let stats = Store::open(&db_path)?.record(&run)?;
+        let mut store = store;
+        let stats = record_run(&mut store, &run, trail.is_some(), &repo, &config)?;
+        drop(store);
         if let Some(trail) = &mut trail {
             match commit_trail(trail, &run, stats.inserted > 0, &repo, &config) {
                 Ok(line) => warnings.extend(line),
@@ -365,9 +494,21 @@ pub fn run(args: &PublishArgs) -> Result<Outcome, Error> {
             }
         }
     }
+    // Once delivered, a re-run whose waiting skills were all approved keeps the check passed,
+    // each approval confirmed against GitHub's reviews.
+    let approved_at = plan
+        .target
+        .as_ref()
+        .filter(|_| plan.write && trail.is_some())
+        .and_then(|(pull, head)| pull.as_ref().map(|p| (p.number, head.clone())));
     // The pull request hears of the verdict even when the trail could not be committed.
     warnings.extend(deliver(&run, &config, plan, &session, Stage::Publish)?);
     recorded?;
+    if let (Some((number, head)), Some(repo_id)) = (approved_at, session.repo.as_ref()) {
+        warnings.extend(super::review::still_approved_at(
+            &run, &db_path, &config, &session, repo_id, number, &head,
+        )?);
+    }
     let stdout = match args.format {
         crate::cli::OutputFormat::Text => render::text(&run),
         crate::cli::OutputFormat::Markdown => render::markdown(&run),
@@ -378,23 +519,6 @@ pub fn run(args: &PublishArgs) -> Result<Outcome, Error> {
         warnings,
         exit_code: run.exit_code(args.fail_on),
     })
-}
-
-/// A fork's job made these results, and a fork controls its own job: what it approved waits
-/// for a maintainer, in the checks and in the trail.
-fn distrust(run: &mut GateRun, number: u64) {
-    let why = format!(
-        "results from a workflow run on a fork's code (pull request #{number}): a maintainer confirms them"
-    );
-    for skill in &mut run.skills {
-        if skill.decision.decision == crate::policy::Verdict::Approved {
-            skill.decision.decision = crate::policy::Verdict::Escalated;
-            skill.decision.tier = crate::skill::Tier::Human;
-            skill.decision.escalation_categories.clear();
-            skill.decision.reasons.insert(0, why.clone());
-        }
-    }
-    run.summary = GateRun::summarize(&run.skills);
 }
 
 /// Results documents are at most this big (a run of thousands of skills is a few MB).

@@ -9,7 +9,8 @@ use crate::cli::ReviewArgs;
 use crate::config::Config;
 use crate::error::Error;
 use crate::github::publish::conclude;
-use crate::github::{Session, Token, outputs};
+use crate::github::reviews::{self, Reviews};
+use crate::github::{Repo, Session, Token, outputs};
 use crate::render::markdown_text as esc;
 use crate::store::{Pending, Review, ReviewDecision, Store};
 
@@ -59,6 +60,11 @@ pub fn run(args: &ReviewArgs) -> Result<Outcome, Error> {
     warnings.extend(config_warnings);
     let (mut trail, db_path) =
         super::publish::open_trail(plan.write, &config, &session, &repo, args.db.as_deref())?;
+    // The decisions a review approves are read from the trail: only from one that is
+    // skillgate's own, as the branch holds it.
+    if let Some(trail) = &trail {
+        trail.validate()?;
+    }
     let mut store = Store::open(&db_path)?;
     let who = format!("@{}", review.reviewer);
 
@@ -146,22 +152,31 @@ pub fn run(args: &ReviewArgs) -> Result<Outcome, Error> {
         }
     }
     // What is recorded now (after any re-read and re-apply), not what was first read.
-    let (pending, corrections) = {
+    let (mut pending, corrections) = {
         let store = Store::open(&db_path)?;
         (
             store.pending_escalations(&repository, pull.number, &pull.head_sha)?,
             store.corrections_at(&repository, pull.number, &pull.head_sha)?,
         )
     };
+    // This review's own approval too: the reviewer may have said otherwise since the event.
+    if pending.iter().any(|p| !p.approvers.is_empty()) {
+        let listed = match session.repo.as_ref() {
+            Some(repo_id) => list_reviews(&session, repo_id, pull.number),
+            None => {
+                Err("no repository to read them from (GITHUB_REPOSITORY is not set)".to_owned())
+            }
+        };
+        notes.extend(confirm_approvals(
+            &mut pending,
+            listed.as_ref().map_err(String::as_str),
+            &config,
+        ));
+    }
     let summary = status(&pending, &config);
     let conclusion = if pending.iter().any(|p| !p.changes_requested_by.is_empty()) {
         Some("failure")
-    } else if !pending.is_empty()
-        && corrections.is_empty()
-        && pending
-            .iter()
-            .all(|p| p.is_approved(config.routing.required(p.tier, &p.categories)))
-    {
+    } else if all_approved(&pending, &corrections, &config) {
         Some("success")
     } else if decision == Some(ReviewDecision::Dismissed) {
         // A dismissed approval may have been the one that passed the check.
@@ -214,29 +229,50 @@ pub fn run(args: &ReviewArgs) -> Result<Outcome, Error> {
 }
 
 /// A re-run at a head whose waiting skills were all approved: the approvals still hold (the
-/// same commit, the same content), so the check run passes again instead of asking anew.
+/// same commit, the same content, and GitHub still lists them), so the check run passes again
+/// instead of asking anew. Returns the warnings for the log.
 pub(crate) fn still_approved(
     run: &crate::gate::GateRun,
     db: &std::path::Path,
     config: &Config,
     session: &Session,
-) -> Result<Option<String>, Error> {
+) -> Result<Vec<String>, Error> {
     let (Some(pull), Some(repo)) = (session.pull(), session.repo.as_ref()) else {
-        return Ok(None);
+        return Ok(Vec::new());
     };
+    still_approved_at(run, db, config, session, repo, pull.number, &pull.head_sha)
+}
+
+/// `still_approved` for a pull request named by the caller (`publish` finds it through the
+/// API, not the event).
+pub(crate) fn still_approved_at(
+    run: &crate::gate::GateRun,
+    db: &std::path::Path,
+    config: &Config,
+    session: &Session,
+    repo: &Repo,
+    number: u64,
+    head: &str,
+) -> Result<Vec<String>, Error> {
     if crate::github::publish::conclusion(run) != "action_required" {
-        return Ok(None);
+        return Ok(Vec::new());
     }
     let store = Store::open(db)?;
-    let pending = store.pending_escalations(&repo.full(), pull.number, &pull.head_sha)?;
-    let corrections = store.corrections_at(&repo.full(), pull.number, &pull.head_sha)?;
-    let approved = !pending.is_empty()
-        && corrections.is_empty()
-        && pending
-            .iter()
-            .all(|p| p.is_approved(config.routing.required(p.tier, &p.categories)));
-    if !approved {
-        return Ok(None);
+    let mut pending = store.pending_escalations(&repo.full(), number, head)?;
+    let corrections = store.corrections_at(&repo.full(), number, head)?;
+    drop(store);
+    if !all_approved(&pending, &corrections, config) {
+        return Ok(Vec::new());
+    }
+    // The database says so; only GitHub's own list of reviews makes it so.
+    let listed = list_reviews(session, repo, number);
+    let mut warnings = confirm_approvals(
+        &mut pending,
+        listed.as_ref().map_err(String::as_str),
+        config,
+    );
+    if !all_approved(&pending, &corrections, config) {
+        return Ok(warnings);
     }
     let title = "every skill waiting for review is approved";
     let text = format!(
@@ -244,12 +280,92 @@ pub(crate) fn still_approved(
         status(&pending, config)
     );
     session.with_client(async |client| {
-        Ok(conclude(client, repo, &pull.head_sha, "success", title, &text).await?)
+        Ok(conclude(client, repo, head, "success", title, &text).await?)
     })?;
-    Ok(Some(format!(
+    warnings.push(format!(
         "every skill waiting at {} was already approved: the check passes",
-        short(&pull.head_sha)
-    )))
+        short(head)
+    ));
+    Ok(warnings)
+}
+
+/// Whether every skill waiting at the head has the approvals its tier needs, and none needs
+/// correction.
+fn all_approved(pending: &[Pending], corrections: &[String], config: &Config) -> bool {
+    !pending.is_empty()
+        && corrections.is_empty()
+        && pending
+            .iter()
+            .all(|p| p.is_approved(config.routing.required(p.tier, &p.categories)))
+}
+
+/// The pull request's reviews, or why they could not be read (the reason names no token).
+fn list_reviews(session: &Session, repo: &Repo, number: u64) -> Result<Reviews, String> {
+    session
+        .with_client(async |client| Ok(reviews::list(client, repo, number).await?))
+        .map_err(|err| err.to_string())
+}
+
+/// Keep only the approvals GitHub confirms: an approval row in the audit database counts when
+/// its reviewer is one of the skill's in `[routing]` and their latest review on the pull
+/// request approves that head. A row is only the gate's memory, and a database can be forged;
+/// when the reviews cannot be read, no approval counts. Returns a warning per approval dropped.
+fn confirm_approvals(
+    pending: &mut [Pending],
+    listed: Result<&Reviews, &str>,
+    config: &Config,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for p in pending.iter_mut() {
+        let (tier, categories) = (p.tier, p.categories.clone());
+        let skill = crate::untrusted::printable(&p.skill, 200);
+        p.approvers.retain(|approver| {
+            let eligible = config.routing.is_eligible(approver, tier, &categories);
+            if !eligible {
+                warnings.push(format!(
+                    "approval by {} recorded for {skill} is not from one of its reviewers in `[routing]`: not counted",
+                    crate::untrusted::printable(approver, 100),
+                ));
+            }
+            eligible
+        });
+    }
+    let reviews = match listed {
+        Ok(reviews) => reviews,
+        Err(why) => {
+            let Some(head) = pending
+                .iter()
+                .find(|p| !p.approvers.is_empty())
+                .map(|p| p.head_sha.clone())
+            else {
+                return warnings;
+            };
+            for p in pending.iter_mut() {
+                p.approvers.clear();
+            }
+            warnings.push(format!(
+                "could not read the pull request's reviews to confirm the approvals recorded at {}: {why}; no approval counts on the audit database's word, the skills wait for review",
+                short(&head)
+            ));
+            return warnings;
+        }
+    };
+    for p in pending.iter_mut() {
+        let head = p.head_sha.clone();
+        let skill = crate::untrusted::printable(&p.skill, 200);
+        p.approvers.retain(|approver| match reviews.confirm(approver, &head) {
+            Ok(()) => true,
+            Err(why) => {
+                warnings.push(format!(
+                    "approval by {} recorded for {skill} is not among the pull request's reviews at {} ({why}): not counted",
+                    crate::untrusted::printable(approver, 100),
+                    short(&head)
+                ));
+                false
+            }
+        });
+    }
+    warnings
 }
 
 /// One line per skill waiting at this head: tier, approvals against what it needs.
@@ -377,4 +493,111 @@ impl Submitted<'_> {
 
 fn short(sha: &str) -> &str {
     sha.get(..12).unwrap_or(sha)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::github::reviews::{PullReview, ReviewState};
+    use crate::skill::Tier;
+
+    const HEAD: &str = "ec26c3e57ca3a959ca5aad62de7213c562f8c821";
+    const OLD: &str = "f95f852bd8fca8fcc58a9a2d6c842781e32a215e";
+
+    fn pending(skill: &str, approvers: &[&str]) -> Pending {
+        Pending {
+            escalation_id: 1,
+            skill_id: 1,
+            skill: skill.to_owned(),
+            tier: Tier::Human,
+            categories: Vec::new(),
+            escalated_at: "2026-11-30 09:00:00".to_owned(),
+            repository: "octo-org/octo-repo".to_owned(),
+            pull_request: 2,
+            head_sha: HEAD.to_owned(),
+            approvers: approvers.iter().map(|a| (*a).to_owned()).collect(),
+            changes_requested_by: Vec::new(),
+        }
+    }
+
+    /// beta (human) is maintainer1's and bob's to decide, alpha (human too) alice's as well.
+    fn config() -> Config {
+        Config::parse(
+            "[routing]\nreviewers = [\"alice\"]\nhuman = { users = [\"maintainer1\", \"bob\"] }\n",
+            std::path::Path::new(".skillgate.toml"),
+        )
+        .expect("config")
+    }
+
+    fn approval(id: u64, login: &str, commit: &str) -> PullReview {
+        PullReview {
+            id,
+            login: login.to_owned(),
+            state: ReviewState::Approved,
+            commit_id: Some(commit.to_owned()),
+        }
+    }
+
+    #[test]
+    fn only_approvals_github_lists_for_the_head_are_kept() {
+        let reviews = Reviews::new([approval(1, "Alice", HEAD), approval(2, "bob", OLD)]);
+        let mut waiting = [
+            pending("alpha", &["alice"]),
+            pending("beta", &["bob", "maintainer1"]),
+        ];
+        let warnings = confirm_approvals(&mut waiting, Ok(&reviews), &config());
+        assert_eq!(waiting[0].approvers, ["alice"]);
+        assert!(waiting[1].approvers.is_empty());
+        assert_eq!(
+            warnings,
+            [
+                "approval by bob recorded for beta is not among the pull request's reviews at ec26c3e57ca3 (their latest approval is of f95f852bd8fc): not counted",
+                "approval by maintainer1 recorded for beta is not among the pull request's reviews at ec26c3e57ca3 (they have not reviewed the pull request): not counted",
+            ]
+        );
+    }
+
+    #[test]
+    fn unread_reviews_leave_nothing_approved() {
+        let mut waiting = [pending("alpha", &["alice"]), pending("beta", &[])];
+        let warnings = confirm_approvals(&mut waiting, Err("GitHub answered 500"), &config());
+        assert!(waiting.iter().all(|p| p.approvers.is_empty()));
+        assert_eq!(
+            warnings,
+            [
+                "could not read the pull request's reviews to confirm the approvals recorded at ec26c3e57ca3: GitHub answered 500; no approval counts on the audit database's word, the skills wait for review"
+            ]
+        );
+        // Nothing to confirm, nothing to say.
+        let mut none = [pending("alpha", &[])];
+        assert!(confirm_approvals(&mut none, Err("GitHub answered 500"), &config()).is_empty());
+    }
+
+    #[test]
+    fn a_login_from_the_database_cannot_write_workflow_commands() {
+        let mut waiting = [pending("alpha", &["x\n::add-mask::y"])];
+        let warnings = confirm_approvals(&mut waiting, Ok(&Reviews::default()), &config());
+        assert_eq!(
+            warnings,
+            [
+                "approval by x?::add-mask::y recorded for alpha is not from one of its reviewers in `[routing]`: not counted"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_approval_github_holds_counts_only_from_a_routed_reviewer() {
+        // Carol did approve on GitHub, but nobody routed beta to her: a row saying she
+        // approved it was not written by the gate.
+        let reviews = Reviews::new([approval(1, "carol", HEAD), approval(2, "bob", HEAD)]);
+        let mut waiting = [pending("beta", &["bob", "carol"])];
+        let warnings = confirm_approvals(&mut waiting, Ok(&reviews), &config());
+        assert_eq!(waiting[0].approvers, ["bob"]);
+        assert_eq!(
+            warnings,
+            [
+                "approval by carol recorded for beta is not from one of its reviewers in `[routing]`: not counted"
+            ]
+        );
+    }
 }

@@ -15,6 +15,8 @@ use serde_json::Value;
 
 /// One request, answer included, never takes longer (a server trickling bytes included).
 const REQUEST_DEADLINE: Duration = Duration::from_secs(120);
+/// The media type of every request but the raw file read: GitHub's JSON.
+const JSON_MEDIA_TYPE: &str = "application/vnd.github+json";
 /// No answer the gate reads is bigger (the raw audit database is at most GitHub's 100 MB).
 const MAX_BODY: usize = 128 * 1024 * 1024;
 
@@ -142,6 +144,16 @@ enum Method {
 }
 
 impl Method {
+    fn http(self) -> http::Method {
+        match self {
+            Self::Get => http::Method::GET,
+            Self::Post => http::Method::POST,
+            Self::Patch => http::Method::PATCH,
+            Self::Put => http::Method::PUT,
+            Self::Delete => http::Method::DELETE,
+        }
+    }
+
     fn as_str(self) -> &'static str {
         match self {
             Self::Get => "GET",
@@ -186,10 +198,6 @@ impl Client {
             .set_connect_timeout(Some(Duration::from_secs(10)))
             .set_read_timeout(Some(Duration::from_secs(30)))
             .set_write_timeout(Some(Duration::from_secs(30)))
-            .add_header(
-                http::header::ACCEPT,
-                "application/vnd.github+json".to_owned(),
-            )
             .add_header(
                 http::header::USER_AGENT,
                 concat!("skillgate/", env!("CARGO_PKG_VERSION")).to_owned(),
@@ -255,7 +263,8 @@ impl Client {
         Ok((items, false))
     }
 
-    /// Raw bytes (for `application/vnd.github.raw` file contents); `None` on 404.
+    /// Raw bytes (for `application/vnd.github.raw` file contents); `None` on 404. `accept` is
+    /// the request's only `Accept` header.
     pub async fn get_raw(&self, path: &str, accept: &str) -> Result<Option<Vec<u8>>, ApiError> {
         match self.retried(Method::Get, path, None, Some(accept)).await {
             Ok(answer) => Ok(Some(answer.body)),
@@ -354,23 +363,21 @@ impl Client {
             path: path.to_owned(),
             message: self.scrub(&message),
         };
+        // Exactly one `Accept` per request, set here: a default header on the builder would be
+        // appended to a request's own (octocrab extends, never replaces), and which of two
+        // GitHub honours is undocumented; a JSON answer to the raw read was written as the
+        // audit database.
+        let builder = http::Request::builder()
+            .method(method.http())
+            .uri(path)
+            .header(http::header::ACCEPT, accept.unwrap_or(JSON_MEDIA_TYPE));
+        let body = match method {
+            Method::Get | Method::Delete => None,
+            Method::Post | Method::Patch | Method::Put => body,
+        };
         let request = async {
-            match method {
-                Method::Get => {
-                    let headers = accept.map(|accept| {
-                        let mut headers = http::HeaderMap::new();
-                        if let Ok(value) = http::HeaderValue::from_str(accept) {
-                            headers.insert(http::header::ACCEPT, value);
-                        }
-                        headers
-                    });
-                    self.octo._get_with_headers(path, headers).await
-                }
-                Method::Post => self.octo._post(path, body).await,
-                Method::Patch => self.octo._patch(path, body).await,
-                Method::Put => self.octo._put(path, body).await,
-                Method::Delete => self.octo._delete(path, None::<&()>).await,
-            }
+            let request = self.octo.build_request(builder, body)?;
+            self.octo.execute(request).await
         };
         let response = tokio::time::timeout(REQUEST_DEADLINE, request)
             .await

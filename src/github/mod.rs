@@ -5,6 +5,7 @@ pub mod client;
 pub mod event;
 pub mod outputs;
 pub mod publish;
+pub mod reviews;
 pub mod session;
 
 pub use client::{ApiError, Client, Retry, Token};

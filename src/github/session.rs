@@ -155,6 +155,32 @@ impl FileSource {
         })
     }
 
+    /// A text file at `rev`: `Ok(None)` when it does not exist there, an error when GitHub
+    /// could not say (the caller fails closed) or it is not UTF-8.
+    pub fn read_checked(&self, path: &str, rev: &str) -> Result<Option<String>, String> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|err| err.to_string())?;
+        let api_path = format!(
+            "/repos/{}/{}/contents/{}?ref={rev}",
+            self.repo.owner,
+            self.repo.name,
+            encode_path(path)
+        );
+        let bytes = runtime
+            .block_on(async {
+                let client = Client::new(&self.api_url, self.token.clone(), Retry::default())?;
+                client
+                    .get_raw(&api_path, "application/vnd.github.raw")
+                    .await
+            })
+            .map_err(|err| err.to_string())?;
+        bytes
+            .map(|b| String::from_utf8(b).map_err(|_| format!("{path} at {rev} is not UTF-8")))
+            .transpose()
+    }
+
     /// A text file at `rev`; `None` when it does not exist there or cannot be read.
     pub fn read(&self, path: &str, rev: &str) -> Option<String> {
         let runtime = tokio::runtime::Builder::new_current_thread()

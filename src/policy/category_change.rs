@@ -1,6 +1,7 @@
 //! A skill's `category` picks its policy (`[policy.categories.NAME]`, mode included), so a change
 //! that gives a skill another category must not pick a looser policy for itself: the skill is
-//! decided under the base category's policy, and an expert confirms the new category.
+//! decided under the stricter of the old and the new category's policies
+//! (`policy::stricter::policy_for_change`), and an expert confirms the new category.
 
 use super::Policy;
 use super::criterion::{Assessment, Category, Criterion, Demand};
@@ -17,10 +18,15 @@ impl Criterion for CategoryChange {
         let change = signals.category_change.as_ref()?;
         let from = change.from.as_deref().unwrap_or("(none)");
         let to = change.to.as_deref().unwrap_or("(none)");
-        let under = match &change.from {
-            Some(from) => format!("{from}'s policy"),
-            None => "the default policy".to_owned(),
+        let whose = |category: &Option<String>| match category {
+            Some(category) => format!("{category}'s"),
+            None => "the default".to_owned(),
         };
+        let under = format!(
+            "the stricter of {} and {} policies",
+            whose(&change.from),
+            whose(&change.to)
+        );
         Some(Assessment::new(
             from,
             to,
@@ -49,6 +55,7 @@ mod tests {
             tests: None,
             suite_failure: None,
             results_unread: None,
+            self_reported: None,
             coverage_unread: None,
             results_disagree: None,
             coverage: CoverageSignal::Unknown,
@@ -73,16 +80,26 @@ mod tests {
             reason(Some("backend"), Some("testing")),
             Some((
                 Demand::Escalate(Category::CategoryChange),
-                "category changed backend → testing; decided under backend's policy".to_owned()
+                "category changed backend → testing; decided under the stricter of backend's and \
+                 testing's policies"
+                    .to_owned()
             ))
         );
         assert_eq!(
             reason(None, Some("testing")).map(|r| r.1),
-            Some("category changed (none) → testing; decided under the default policy".to_owned())
+            Some(
+                "category changed (none) → testing; decided under the stricter of the default and \
+                 testing's policies"
+                    .to_owned()
+            )
         );
         assert_eq!(
             reason(Some("backend"), None).map(|r| r.1),
-            Some("category changed backend → (none); decided under backend's policy".to_owned())
+            Some(
+                "category changed backend → (none); decided under the stricter of backend's and \
+                 the default policies"
+                    .to_owned()
+            )
         );
     }
 

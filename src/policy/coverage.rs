@@ -24,6 +24,7 @@ impl Criterion for Coverage {
                 let why = match (&signals.suite, &signals.coverage_unread) {
                     (SuiteSignal::Ran, Some(why)) => why.as_str(),
                     (SuiteSignal::Ran, None) => "no coverage report was found",
+                    (SuiteSignal::Unverified { .. }, _) => "no results for these files",
                     _ => "the suite did not run",
                 };
                 return Some(Assessment::new(

@@ -84,7 +84,7 @@ pub enum Category {
     /// A database write: a DBA.
     Database,
     /// The skill gives itself another `category`, and with it another policy: decided under
-    /// the base category's, and a reviewer confirms the new one.
+    /// the stricter of the two, and a reviewer confirms the new one.
     CategoryChange,
     /// The skill's category allows no better than escalate (a template or the config).
     CategoryLevel,

@@ -171,6 +171,7 @@ mod tests {
             }),
             suite_failure: None,
             results_unread: None,
+            self_reported: None,
             coverage_unread: None,
             results_disagree: None,
             coverage: CoverageSignal::Measured {
@@ -300,13 +301,22 @@ mod tests {
                 Verdict::Escalated,
             ),
             (
-                "own required rate 0.90",
+                "own required rate 0.90 does not lower the policy's 0.95",
                 |s| {
                     s.tests = counts(18, 2);
                     s.required_pass_rate = 0.90
                 },
-                Tier::Auto,
-                Verdict::Approved,
+                Tier::Escalate,
+                Verdict::Escalated,
+            ),
+            (
+                "own required rate 0.99 raises the policy's 0.95",
+                |s| {
+                    s.tests = counts(19, 1);
+                    s.required_pass_rate = 0.99
+                },
+                Tier::Escalate,
+                Verdict::Escalated,
             ),
             // coverage
             (

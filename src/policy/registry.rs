@@ -3,8 +3,9 @@
 use super::Criterion;
 use super::{
     analysis_complete, approval_level, breaking_change, category_change, category_level,
-    complexity, coverage, database_write, dependencies, infrastructure, lint, pass_rate, retries,
-    risk, secrets, security_sensitive, suite_exit, test_results, test_suite,
+    complexity, coverage, database_write, dependencies, dynamic_code, infrastructure, lint,
+    pass_rate, retries, risk, secrets, security_sensitive, submodules, suite_exit, test_results,
+    test_suite,
 };
 
 pub static CRITERIA: &[&dyn Criterion] = &[
@@ -20,7 +21,9 @@ pub static CRITERIA: &[&dyn Criterion] = &[
     &complexity::Complexity,
     &risk::Risk,
     &dependencies::Dependencies,
+    &submodules::Submodules,
     &security_sensitive::SecuritySensitive,
+    &dynamic_code::DynamicCode,
     &infrastructure::Infrastructure,
     &database_write::DatabaseWrite,
     &analysis_complete::AnalysisComplete,

@@ -78,6 +78,7 @@ mod tests {
             }),
             suite_failure: None,
             results_unread: None,
+            self_reported: None,
             coverage_unread: None,
             results_disagree: None,
             coverage: CoverageSignal::Unknown,

@@ -16,6 +16,7 @@
 
 use serde_json::Value;
 
+use super::Policy;
 use crate::config::{CategoryAuto, CategoryPolicy, HumanThresholds};
 use crate::skill::Tier;
 
@@ -129,6 +130,17 @@ pub fn for_category<'t>(
         .find(|t| t.category.trim().eq_ignore_ascii_case(category))
 }
 
+/// The policy of a skill of `category`: the config's `[policy]`, the category's newest
+/// template, then its `[policy.categories.NAME]` (the layering above).
+pub fn category_policy(
+    configured: &Policy,
+    templates: &[CategoryTemplate],
+    category: Option<&str>,
+) -> Policy {
+    let template = for_category(templates, category).map(|t| (t.name.as_str(), &t.policy));
+    configured.for_category_over(category, template)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,6 +225,29 @@ mod tests {
             err("sometimes", "{}"),
             "approval_level must be auto, escalate or human, not \"sometimes\""
         );
+    }
+
+    #[test]
+    fn a_category_policy_is_the_config_then_the_template_then_the_category() {
+        let config = crate::config::Config::parse(
+            "[policy]\nrequired-test-pass-rate = 0.9\n\n\
+             [policy.categories.backend]\nauto = { coverage = 0.93 }\n",
+            std::path::Path::new(".skillgate.toml"),
+        )
+        .expect("valid");
+        let templates =
+            [CategoryTemplate::parse("Backend", "backend", "auto", BACKEND).expect("valid")];
+        let backend = category_policy(&config.policy, &templates, Some("Backend"));
+        assert_eq!(backend.required_test_pass_rate, 0.95, "the template's");
+        assert_eq!(backend.auto.coverage, 0.93, "the config's category");
+        assert_eq!(backend.auto.complexity, 10, "the template's");
+        assert_eq!(
+            backend.approval_level,
+            Some((Tier::Auto, "template Backend".to_owned()))
+        );
+        let other = category_policy(&config.policy, &templates, Some("docs"));
+        assert_eq!(other, config.policy.for_category(None));
+        assert_eq!(other.required_test_pass_rate, 0.9);
     }
 
     #[test]

@@ -32,6 +32,12 @@ impl Criterion for TestResults {
                 Demand::Escalate(Category::TestResults),
                 reason.clone(),
             ),
+            (None, None) if signals.self_reported.is_some() => Assessment::new(
+                required,
+                "self-reported",
+                Demand::Escalate(Category::TestResults),
+                signals.self_reported.clone().unwrap_or_default(),
+            ),
             (None, None) => Assessment::new(
                 required,
                 "read",

@@ -27,6 +27,9 @@ impl Criterion for TestSuite {
                 Demand::Human,
                 format!("test suite could not run: {reason}"),
             ),
+            (SuiteSignal::Unverified { reason }, _) => {
+                Assessment::new(required, "unverified", Demand::Human, reason.clone())
+            }
             (SuiteSignal::Ran, Some(tests)) if tests.passed.saturating_add(tests.failed) > 0 => {
                 Assessment::new(
                     required,

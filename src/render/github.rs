@@ -4,6 +4,7 @@
 use serde::Serialize;
 
 use super::escape::markdown_text as esc;
+use super::inert::is_bidi;
 use super::markdown;
 use crate::gate::{GateRun, SkillResult};
 use crate::skill::Severity;
@@ -161,7 +162,10 @@ fn annotation(
         .and_then(|l| u32::try_from(l).ok())
         .filter(|&l| l > 0)
         .unwrap_or(1);
-    let message = crate::analysis::secrets::redact_text(message);
+    let message: String = crate::analysis::secrets::redact_text(message)
+        .chars()
+        .filter(|&c| !is_bidi(c))
+        .collect();
     Annotation {
         path,
         start_line: line,
@@ -182,9 +186,11 @@ fn annotation(
     }
 }
 
-/// Control characters out of a one-line title.
+/// Control characters out of a one-line title, bidirectional controls (which would show it
+/// reordered) dropped.
 fn printable(text: &str) -> String {
     text.chars()
+        .filter(|&c| !is_bidi(c))
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()
 }

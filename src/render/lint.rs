@@ -3,11 +3,12 @@
 
 use std::fmt::Write;
 
+use super::inert;
 use super::text::clean;
 use crate::lint::Report;
 use crate::skill::Severity;
 
-/// `file:line:column: severity[rule]: message` per finding, then a count.
+/// `file:line:column: severity[rule]: message` per finding, then a count; inert in a log.
 pub fn lint_text(report: &Report) -> String {
     let mut out = String::new();
     for finding in &report.findings {
@@ -26,7 +27,7 @@ pub fn lint_text(report: &Report) -> String {
     let summary = &report.summary;
     if summary.skills == 0 {
         out.push_str("no skills found\n");
-        return out;
+        return inert::text(&out);
     }
     if !report.findings.is_empty() {
         out.push('\n');
@@ -45,7 +46,7 @@ pub fn lint_text(report: &Report) -> String {
             )
         }
     );
-    out
+    inert::text(&out)
 }
 
 /// The report as pretty JSON with a trailing newline.

@@ -3,6 +3,7 @@
 mod cells;
 mod escape;
 mod github;
+pub mod inert;
 mod json;
 mod lint;
 mod markdown;

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::cells;
+use super::{cells, inert};
 use crate::gate::GateRun;
 
 const HEADERS: [&str; 6] = [
@@ -14,14 +14,20 @@ const HEADERS: [&str; 6] = [
     "REASONS",
 ];
 
-/// Text from skills and tests, made safe for a terminal: control characters (escape sequences
-/// that could move the cursor or rewrite the screen) are shown as `�`.
+/// Text from skills and tests, made safe for a terminal and a log, on one line: control and
+/// bidirectional characters (a newline, a cursor move) are shown as `�`, and what could start a
+/// workflow command is broken (see [`inert`]). Done per cell, so columns are measured on what
+/// is shown.
 pub(super) fn clean(text: &str) -> String {
-    text.chars()
+    let one_line: String = text
+        .chars()
         .map(|c| if c.is_control() { '\u{fffd}' } else { c })
-        .collect()
+        .collect();
+    inert::text(&one_line)
 }
 
+/// The report for a terminal or a log. A cell's text can land at a line's start (a reason on a
+/// continuation line), so the whole report is made inert once more at the end.
 pub fn text(run: &GateRun) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "skillgate: {}", cells::headline(run));
@@ -31,7 +37,7 @@ pub fn text(run: &GateRun) -> String {
     }
     failures(run, &mut out);
     findings(run, &mut out);
-    out
+    inert::text(&out)
 }
 
 fn table(run: &GateRun, out: &mut String) {

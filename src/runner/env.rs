@@ -1,13 +1,118 @@
-//! The environment a suite gets: the gate's own, less the runner's credentials, the Action's
-//! inputs, the job's command files and anything named like a secret, unless config allows a
-//! name.
+//! The environment a suite gets: an allowlist, not the gate's own environment less a blocklist.
+//! A name nobody listed (a vendor's `SENTRY_DSN`, `DB_PASS`, `SSH_AUTH_SOCK`, the runner's
+//! `RUNNER_TEMP`) never reaches a suite; `runner.env-allow` lets more through by name.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
+use std::path::Path;
 
-/// Names that never reach a suite: the runner's credentials, the Action's inputs, and anything
-/// named like a secret.
+/// Names a suite gets when the gate has them: the locale and terminal, identity that is not a
+/// credential, and the documented GitHub Actions variables that only describe the run.
+/// Absent on purpose: `GITHUB_TOKEN` and every `ACTIONS_*` (credentials), `RUNNER_TEMP` and
+/// `RUNNER_WORKSPACE` (they lead to the job's command files), the command files themselves
+/// (`GITHUB_ENV`, `GITHUB_PATH`, `GITHUB_OUTPUT`, `GITHUB_STATE`, `GITHUB_STEP_SUMMARY`: writing
+/// them changes later steps), `GITHUB_EVENT_PATH` (public data, but the file sits in the
+/// runner's temp directory beside those command files), `RUNNER_TOOL_CACHE` (writable by the
+/// job; the `setup-*` actions' tools are on `PATH` already) and `HOME`/`TMPDIR`, which every
+/// suite gets fresh.
+const BASE: &[&str] = &[
+    "PATH",
+    "LANG",
+    "LANGUAGE",
+    "TERM",
+    "TZ",
+    "CI",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "GITHUB_ACTIONS",
+    "GITHUB_ACTOR",
+    "GITHUB_ACTOR_ID",
+    "GITHUB_API_URL",
+    "GITHUB_BASE_REF",
+    "GITHUB_EVENT_NAME",
+    "GITHUB_GRAPHQL_URL",
+    "GITHUB_HEAD_REF",
+    "GITHUB_JOB",
+    "GITHUB_REF",
+    "GITHUB_REF_NAME",
+    "GITHUB_REF_PROTECTED",
+    "GITHUB_REF_TYPE",
+    "GITHUB_REPOSITORY",
+    "GITHUB_REPOSITORY_ID",
+    "GITHUB_REPOSITORY_OWNER",
+    "GITHUB_REPOSITORY_OWNER_ID",
+    "GITHUB_RETENTION_DAYS",
+    "GITHUB_RUN_ATTEMPT",
+    "GITHUB_RUN_ID",
+    "GITHUB_RUN_NUMBER",
+    "GITHUB_SERVER_URL",
+    "GITHUB_SHA",
+    "GITHUB_TRIGGERING_ACTOR",
+    "GITHUB_WORKFLOW",
+    "GITHUB_WORKFLOW_REF",
+    "GITHUB_WORKFLOW_SHA",
+    "GITHUB_WORKSPACE",
+    "RUNNER_ARCH",
+    "RUNNER_DEBUG",
+    "RUNNER_ENVIRONMENT",
+    "RUNNER_NAME",
+    "RUNNER_OS",
+];
+
+/// Where toolchains and their certificates are: locations the `setup-*` actions and images
+/// set, which a suite needs to find its tools once `HOME` is fresh, and which hold no
+/// credential themselves. A proxy's URL passes only without a password in it.
+const TOOLCHAINS: &[&str] = &[
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "RUSTUP_TOOLCHAIN",
+    "GOROOT",
+    "GOPATH",
+    "GOMODCACHE",
+    "GOCACHE",
+    "JAVA_HOME",
+    "NODE_PATH",
+    "NVM_DIR",
+    "VIRTUAL_ENV",
+    "CONDA_PREFIX",
+    "PYENV_ROOT",
+    "PYTHONPATH",
+    "pythonLocation",
+    "Python_ROOT_DIR",
+    "Python2_ROOT_DIR",
+    "Python3_ROOT_DIR",
+    "PKG_CONFIG_PATH",
+    "LD_LIBRARY_PATH",
+    "DOTNET_ROOT",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+    "NODE_EXTRA_CA_CERTS",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+];
+
+/// Families of names: the locale's categories, the gate's own variables, and the runner
+/// images' `JAVA_HOME_17_X64` and the like.
+const PREFIXES: &[&str] = &["LC_", "SKILLGATE_", "JAVA_HOME_"];
+
+/// Toolchains that live under the gate's `HOME` unless a variable says where: with a fresh
+/// `HOME`, rustup's `cargo` and pyenv's `python3` shims find no toolchain unless told. A suite reads nothing here
+/// that it could not read by absolute path (it runs as the gate's user); this only keeps
+/// `cargo test` working.
+const HOME_TOOLCHAINS: &[(&str, &str)] = &[
+    ("CARGO_HOME", ".cargo"),
+    ("RUSTUP_HOME", ".rustup"),
+    ("PYENV_ROOT", ".pyenv"),
+];
+
+/// Names that look like credentials even among the allowed families (`SKILLGATE_TOKEN`).
 fn is_secret_name(name: &str) -> bool {
-    const PREFIXES: &[&str] = &["ACTIONS_", "INPUT_"];
     const PARTS: &[&str] = &[
         "TOKEN",
         "SECRET",
@@ -20,21 +125,8 @@ fn is_secret_name(name: &str) -> bool {
         "AUTH_KEY",
     ];
     let upper = name.to_ascii_uppercase();
-    PREFIXES.iter().any(|p| upper.starts_with(p))
-        || PARTS.iter().any(|p| upper.contains(p))
-        || upper.ends_with("_KEY")
+    PARTS.iter().any(|p| upper.contains(p)) || upper.ends_with("_KEY")
 }
-
-/// The files through which a step changes the job (`GITHUB_ENV` sets variables for later
-/// steps, `GITHUB_PATH` their `PATH`): a suite writing to them could plant `LD_PRELOAD` or
-/// `NODE_OPTIONS` in a step that holds the token.
-const JOB_FILES: &[&str] = &[
-    "GITHUB_ENV",
-    "GITHUB_PATH",
-    "GITHUB_OUTPUT",
-    "GITHUB_STATE",
-    "GITHUB_STEP_SUMMARY",
-];
 
 /// A value that carries a password in a URL (`postgres://user:pass@host/db`).
 fn has_url_credentials(value: &str) -> bool {
@@ -46,29 +138,61 @@ fn has_url_credentials(value: &str) -> bool {
     })
 }
 
-/// The environment a suite gets: ours, less secrets (by name, by a credential-bearing URL
-/// value, and `extra_secrets`), unless a name is in `allow`.
+/// Whether the allowlist holds `name` (before `secret-env` and the value checks).
+fn listed(name: &str) -> bool {
+    BASE.contains(&name)
+        || TOOLCHAINS.contains(&name)
+        || PREFIXES
+            .iter()
+            .any(|p| name.starts_with(p) && !is_secret_name(name))
+}
+
+/// The environment a suite gets from the gate's `env`: the names listed above, less
+/// `extra_secrets` (`runner.secret-env`) and values that are URLs with a password, plus every
+/// name in `allow` (`runner.env-allow`), which wins over both. `HOME`, `TMPDIR`, `TMP` and
+/// `TEMP` are never taken from `env`: the runner gives each suite attempt fresh ones.
 pub fn scrubbed_env(
     env: impl IntoIterator<Item = (OsString, OsString)>,
     extra_secrets: &[String],
     allow: &[String],
 ) -> Vec<(OsString, OsString)> {
-    env.into_iter()
+    let env: Vec<(OsString, OsString)> = env.into_iter().collect();
+    let mut kept: Vec<(OsString, OsString)> = env
+        .iter()
         .filter(|(name, value)| {
             let Some(name) = name.to_str() else {
                 return false;
             };
+            if FRESH.contains(&name) {
+                return false;
+            }
             if allow.iter().any(|a| a == name) {
                 return true;
             }
             let secret_value = value.to_str().is_none_or(has_url_credentials);
-            !(is_secret_name(name)
-                || JOB_FILES.contains(&name)
-                || secret_value
-                || extra_secrets.iter().any(|s| s == name))
+            listed(name) && !secret_value && !extra_secrets.iter().any(|s| s == name)
         })
-        .collect()
+        .cloned()
+        .collect();
+    let home = env
+        .iter()
+        .find(|(name, _)| name == "HOME")
+        .map(|(_, value)| Path::new(value));
+    for (name, dir) in HOME_TOOLCHAINS {
+        let set = kept.iter().any(|(k, _)| k == OsStr::new(name));
+        let refused = extra_secrets.iter().any(|s| s == name);
+        if let Some(path) = home.map(|h| h.join(dir)).filter(|p| p.is_dir())
+            && !set
+            && !refused
+        {
+            kept.push(((*name).into(), path.into_os_string()));
+        }
+    }
+    kept
 }
+
+/// Variables the runner sets per attempt, to directories made for it.
+const FRESH: &[&str] = &["HOME", "TMPDIR", "TMP", "TEMP"];
 
 #[cfg(test)]
 mod tests {
@@ -81,24 +205,35 @@ mod tests {
             .collect()
     }
 
+    fn names(kept: &[(OsString, OsString)]) -> Vec<String> {
+        kept.iter()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect()
+    }
+
     #[test]
-    fn scrubbing_removes_tokens_and_inputs_unless_allowed() {
+    fn the_variables_issue_14_saw_leak_are_not_passed() {
         let env = os(&[
-            ("PATH", "/bin"),
-            ("GITHUB_TOKEN", "ghs_x"),
-            ("GH_TOKEN", "x"),
-            ("TOKEN", "x"),
-            ("ACTIONS_ID_TOKEN_REQUEST_URL", "https://x"),
+            ("PATH", "/usr/bin:/bin"),
+            ("GH_PAT", "p"),
+            (
+                "SLACK_WEBHOOK_URL",
+                "https://hooks.slack.com/services/T0/B0/x",
+            ),
+            ("SENTRY_DSN", "https://key@o0.ingest.sentry.io/1"),
+            ("DB_PASS", "hunter2"),
+            ("NPM_AUTH", "n"),
+            ("GPG_PASSPHRASE", "g"),
+            ("SSH_AUTH_SOCK", "/tmp/ssh-x/agent.1"),
+            ("DOCKER_AUTH_CONFIG", "{\"auths\":{}}"),
+            ("RUNNER_TEMP", "/home/runner/work/_temp"),
+            ("RUNNER_TOOL_CACHE", "/opt/hostedtoolcache"),
+            ("RUNNER_WORKSPACE", "/home/runner/work/r"),
+            ("GITHUB_TOKEN", "t"),
             ("ACTIONS_RUNTIME_TOKEN", "t"),
+            ("ACTIONS_ID_TOKEN_REQUEST_URL", "https://x"),
+            ("ACTIONS_CACHE_URL", "https://x"),
             ("INPUT_GITHUB-TOKEN", "t"),
-            ("AWS_SECRET_ACCESS_KEY", "s"),
-            ("AWS_ACCESS_KEY_ID", "AKIA"),
-            ("OPENAI_API_KEY", "sk"),
-            ("SIGNING_KEY", "k"),
-            ("DB_PASSWORD", "p"),
-            ("DATABASE_URL", "postgres://app:hunter2@db:5432/app"),
-            ("PUBLIC_URL", "https://example.com/a@b"),
-            ("NPM_TOKEN", "n"),
             (
                 "GITHUB_ENV",
                 "/home/runner/work/_temp/_runner_file_commands/set_env_1",
@@ -110,24 +245,123 @@ mod tests {
             ("GITHUB_OUTPUT", "/o"),
             ("GITHUB_STATE", "/s"),
             ("GITHUB_STEP_SUMMARY", "/sum"),
-            ("GITHUB_WORKSPACE", "/home/runner/work/r/r"),
+            (
+                "GITHUB_EVENT_PATH",
+                "/home/runner/work/_temp/_github_workflow/event.json",
+            ),
+            ("AWS_SECRET_ACCESS_KEY", "s"),
             ("MY_CUSTOM", "c"),
-            ("HOME", "/root"),
         ]);
-        let kept = scrubbed_env(env, &["MY_CUSTOM".to_owned()], &["NPM_TOKEN".to_owned()]);
-        let names: Vec<_> = kept
+        assert_eq!(names(&scrubbed_env(env, &[], &[])), vec!["PATH"]);
+    }
+
+    #[test]
+    fn run_metadata_locale_and_toolchains_pass() {
+        let env = os(&[
+            ("PATH", "/bin"),
+            ("LANG", "C.UTF-8"),
+            ("LC_ALL", "C.UTF-8"),
+            ("TERM", "xterm"),
+            ("CI", "true"),
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_REPOSITORY", "octo/repo"),
+            ("GITHUB_SHA", "abc"),
+            ("GITHUB_REF", "refs/pull/1/merge"),
+            ("GITHUB_WORKSPACE", "/home/runner/work/r/r"),
+            ("RUNNER_OS", "Linux"),
+            ("RUNNER_ARCH", "X64"),
+            ("SKILLGATE_LEVEL", "1"),
+            ("JAVA_HOME", "/usr/lib/jvm/17"),
+            ("JAVA_HOME_17_X64", "/usr/lib/jvm/17"),
+            ("GOPATH", "/home/runner/go"),
+            ("VIRTUAL_ENV", "/venv"),
+            ("CARGO_HOME", "/c"),
+            ("RUSTUP_HOME", "/r"),
+            ("HTTPS_PROXY", "http://proxy:3128"),
+        ]);
+        let expected: Vec<String> = env
             .iter()
             .map(|(k, _)| k.to_string_lossy().into_owned())
             .collect();
+        assert_eq!(names(&scrubbed_env(env, &[], &[])), expected);
+    }
+
+    #[test]
+    fn home_and_temp_directories_never_come_from_the_gate() {
+        let env = os(&[
+            ("HOME", "/home/runner"),
+            ("TMPDIR", "/tmp"),
+            ("TMP", "/tmp"),
+            ("TEMP", "/tmp"),
+        ]);
+        // Even when config names them: each attempt gets its own.
+        let allow = ["HOME".to_owned(), "TMPDIR".to_owned()];
+        assert!(scrubbed_env(env, &[], &allow).is_empty());
+    }
+
+    #[test]
+    fn secrets_inside_allowed_families_and_urls_with_passwords_are_refused() {
+        let env = os(&[
+            ("SKILLGATE_TOKEN", "t"),
+            ("SKILLGATE_API_KEY", "k"),
+            ("LC_SECRET", "s"),
+            ("HTTPS_PROXY", "http://user:pass@proxy:3128"),
+            ("GOPATH", "/go"),
+        ]);
+        let kept = scrubbed_env(env, &["GOPATH".to_owned()], &[]);
+        assert!(kept.is_empty(), "{:?}", names(&kept));
+    }
+
+    #[test]
+    fn env_allow_adds_names_and_wins_over_secret_env() {
+        let env = os(&[
+            ("PATH", "/bin"),
+            ("NPM_TOKEN", "n"),
+            ("DATABASE_URL", "postgres://app:pw@db/app"),
+            ("JAVA_HOME", "/jvm"),
+            ("VENDOR_HOME", "/v"),
+        ]);
+        let kept = scrubbed_env(
+            env,
+            &["JAVA_HOME".to_owned(), "NPM_TOKEN".to_owned()],
+            &[
+                "NPM_TOKEN".to_owned(),
+                "DATABASE_URL".to_owned(),
+                "VENDOR_HOME".to_owned(),
+            ],
+        );
         assert_eq!(
-            names,
+            names(&kept),
+            vec!["PATH", "NPM_TOKEN", "DATABASE_URL", "VENDOR_HOME"]
+        );
+    }
+
+    #[test]
+    fn rust_toolchains_under_the_gates_home_stay_reachable() {
+        let home = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(home.path().join(".cargo")).expect("mkdir");
+        std::fs::create_dir(home.path().join(".rustup")).expect("mkdir");
+        let home_str = home.path().to_str().expect("utf8");
+        let kept = scrubbed_env(os(&[("HOME", home_str)]), &[], &[]);
+        assert_eq!(
+            kept,
             vec![
-                "PATH",
-                "PUBLIC_URL",
-                "NPM_TOKEN",
-                "GITHUB_WORKSPACE",
-                "HOME"
+                (
+                    "CARGO_HOME".into(),
+                    home.path().join(".cargo").into_os_string()
+                ),
+                (
+                    "RUSTUP_HOME".into(),
+                    home.path().join(".rustup").into_os_string()
+                ),
             ]
         );
+        // A variable that says where wins; `secret-env` can refuse the default.
+        let kept = scrubbed_env(
+            os(&[("HOME", home_str), ("CARGO_HOME", "/opt/cargo")]),
+            &["RUSTUP_HOME".to_owned()],
+            &[],
+        );
+        assert_eq!(kept, os(&[("CARGO_HOME", "/opt/cargo")]));
     }
 }

@@ -1,12 +1,15 @@
 //! Running suites like a careful CI system: bounded parallelism, process groups ended on
-//! timeout, capped output captured to files, and a scrubbed environment.
+//! timeout, capped output captured to files, an allowlisted environment with a fresh `HOME` and
+//! `TMPDIR`, and attempt directories no other suite can find.
 
 mod capture;
 mod env;
 mod group;
 mod interrupt;
 mod run;
+mod workspace;
 
 pub use env::scrubbed_env;
 pub use interrupt::interrupted;
 pub use run::{Finished, Job, KILL_GRACE, RunnerError, Settings, run_all};
+pub use workspace::Workspace;

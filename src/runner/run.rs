@@ -38,6 +38,11 @@ pub enum RunnerError {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "a suite changed {}, the directory that hides every attempt's reports from the others: no report of this run can be trusted",
+        path.display()
+    )]
+    Tampered { path: PathBuf },
 }
 
 /// One suite to run.
@@ -49,7 +54,9 @@ pub struct Job {
     pub args: Vec<String>,
     /// The skill directory.
     pub cwd: PathBuf,
-    /// Empty directory the suite may write reports into (`SKILLGATE_REPORT_DIR`).
+    /// Empty directory the suite may write reports into (`SKILLGATE_REPORT_DIR`). Its parent
+    /// is the attempt's own (see [`Workspace::place`](super::Workspace::place)): the suite's
+    /// fresh `HOME` and `TMPDIR` are made there.
     pub report_dir: PathBuf,
     pub stdout: PathBuf,
     pub stderr: PathBuf,
@@ -62,7 +69,8 @@ pub struct Settings {
     pub timeout: Duration,
     /// Bytes kept per stream: the first half and the last half.
     pub output_cap: u64,
-    /// The environment suites get, already scrubbed (see [`scrubbed_env`](super::scrubbed_env)).
+    /// The environment suites get, already scrubbed (see [`scrubbed_env`](super::scrubbed_env));
+    /// `HOME`, `TMPDIR`, `TMP`, `TEMP` and `SKILLGATE_REPORT_DIR` are set per attempt over it.
     pub env: Vec<(OsString, OsString)>,
 }
 
@@ -116,6 +124,8 @@ pub fn run_all(
             source,
         })?;
     }
+    // Removed when this returns, after every process of every suite has ended.
+    let fresh: Vec<Fresh> = jobs.iter().map(Fresh::new).collect::<Result<_, _>>()?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -136,8 +146,9 @@ pub fn run_all(
         let settings = Arc::new(settings.clone());
         let handles: Vec<_> = jobs
             .into_iter()
+            .zip(fresh.iter().map(Fresh::dirs))
             .enumerate()
-            .map(|(index, job)| {
+            .map(|(index, (job, dirs))| {
                 let permits = Arc::clone(&permits);
                 let settings = Arc::clone(&settings);
                 let live = Arc::clone(&live);
@@ -145,7 +156,7 @@ pub fn run_all(
                 tokio::spawn(async move {
                     let _permit = permits.acquire_owned().await;
                     progress.started(index, &job);
-                    let finished = run_one(&job, &settings, &live).await;
+                    let finished = run_one(&job, &dirs, &settings, &live).await;
                     progress.finished(index, &job, &finished, settings.timeout);
                     finished
                 })
@@ -196,6 +207,62 @@ pub fn run_all(
     })
 }
 
+/// A suite attempt's own `HOME` and `TMPDIR`: empty, 0700, random names beside its report
+/// directory. A suite's tools find no `~/.npmrc`, `~/.netrc`, `~/.git-credentials`,
+/// `~/.docker/config.json` or `~/.ssh` there (a suite that opens the gate's home by its
+/// absolute path still can: it runs as the gate's user), and nothing a suite leaves there
+/// reaches another suite or a later step.
+struct Fresh {
+    home: tempfile::TempDir,
+    tmp: tempfile::TempDir,
+}
+
+/// The paths of a [`Fresh`], for the task that runs the suite.
+struct FreshDirs {
+    home: PathBuf,
+    tmp: PathBuf,
+}
+
+impl Fresh {
+    fn new(job: &Job) -> Result<Self, RunnerError> {
+        let parent = job
+            .report_dir
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(&job.report_dir);
+        let make = |prefix: &str| {
+            tempfile::Builder::new()
+                .prefix(prefix)
+                .rand_bytes(12)
+                .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
+                .tempdir_in(parent)
+                .map_err(|source| RunnerError::Prepare {
+                    path: parent.to_path_buf(),
+                    source,
+                })
+        };
+        Ok(Self {
+            home: make("home-")?,
+            tmp: make("tmp-")?,
+        })
+    }
+
+    fn dirs(&self) -> FreshDirs {
+        FreshDirs {
+            home: self.home.path().to_path_buf(),
+            tmp: self.tmp.path().to_path_buf(),
+        }
+    }
+}
+
+impl Drop for Fresh {
+    fn drop(&mut self) {
+        // A suite may close what it made (`chmod 000`): open it again so that it goes.
+        super::workspace::remove_tree(self.home.path());
+        super::workspace::remove_tree(self.tmp.path());
+    }
+}
+
 /// The process groups of the suites running now.
 type Live = Arc<std::sync::Mutex<Vec<i32>>>;
 
@@ -214,7 +281,7 @@ async fn stop_all(live: &Live) {
     }
 }
 
-async fn run_one(job: &Job, settings: &Settings, live: &Live) -> Finished {
+async fn run_one(job: &Job, dirs: &FreshDirs, settings: &Settings, live: &Live) -> Finished {
     let started = Instant::now();
     let mut finished = Finished {
         exit_code: None,
@@ -232,6 +299,10 @@ async fn run_one(job: &Job, settings: &Settings, live: &Live) -> Finished {
         .env_clear()
         .envs(settings.env.iter().map(|(k, v)| (k, v)))
         .env("SKILLGATE_REPORT_DIR", &job.report_dir)
+        .env("HOME", &dirs.home)
+        .env("TMPDIR", &dirs.tmp)
+        .env("TMP", &dirs.tmp)
+        .env("TEMP", &dirs.tmp)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -62,6 +62,15 @@ pub enum StoreError {
     Checkpoint { path: PathBuf, reason: String },
     #[error("failed to record a review in {}: {message}", path.display())]
     Review { path: PathBuf, message: String },
+    /// The schema is not skillgate's: an object it did not create, or another `user_version`.
+    #[error("audit database {}: {problem}", path.display())]
+    Schema {
+        path: PathBuf,
+        problem: super::SchemaProblem,
+    },
+    /// The rows are not what the branch held plus what this run recorded.
+    #[error("audit database {}: {problem}", path.display())]
+    Tampered { path: PathBuf, problem: String },
     #[error("failed to read {}: {source}", path.display())]
     Read {
         path: PathBuf,
@@ -82,6 +91,16 @@ impl StoreError {
             Self::Template { .. } => Some(
                 "fix the row in approval_criteria_templates, or delete it and set the category's \
                  thresholds in [policy.categories.NAME] of the config",
+            ),
+            Self::Schema { .. } => Some(
+                "skillgate writes only to a database that holds its own schema, nothing more: \
+                 a trigger or view there would rewrite or hide decisions; drop the object (keep \
+                 your own tables in another file and ATTACH it), or restore the file from the \
+                 audit branch",
+            ),
+            Self::Tampered { .. } => Some(
+                "something other than this run wrote to the audit database while the run held \
+                 it; nothing was committed, the audit branch is as it was",
             ),
             _ => None,
         }

@@ -31,6 +31,17 @@ impl Store {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(write_err)?;
+        // Under the write lock: nothing planted since the file was opened fires on these rows.
+        if let Some(problem) = super::schema::problems(&tx)
+            .map_err(write_err)?
+            .into_iter()
+            .next()
+        {
+            return Err(StoreError::Schema {
+                path: self.path.clone(),
+                problem,
+            });
+        }
         let mut stats = RecordStats::default();
         let now = sqlite_timestamp(&run.run.finished_at);
         for skill in &run.skills {

@@ -1,18 +1,23 @@
 //! The SQLite audit trail: open and migrate, write one gate run in one transaction, chain rows.
 
+mod baseline;
 mod chain;
 mod error;
 mod history;
 mod key;
 mod open;
 mod reviews;
+mod schema;
 mod skills;
 mod templates;
 mod verify;
 
+pub use baseline::Baseline;
 pub use chain::{GENESIS, row_hash};
 pub use error::StoreError;
 pub use history::RecordStats;
 pub use open::{LATEST_VERSION, MIGRATIONS, Store};
 pub use reviews::{Pending, Review, ReviewDecision};
+pub use schema::SchemaProblem;
+pub use templates::TemplateProblem;
 pub use verify::{BreakKind, ChainBreak, ChainReport};

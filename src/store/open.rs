@@ -37,7 +37,11 @@ pub struct Store {
 }
 
 impl Store {
-    /// Open (creating it and its directory if needed) and migrate the database at `path`.
+    /// Open (creating it and its directory if needed) and migrate the database at `path`. A
+    /// database whose schema is not exactly skillgate's at its `user_version` (a trigger, view,
+    /// table or index it did not create, a definition replaced, the version number changed) is
+    /// refused before anything is written: a trigger would rewrite the gate's own writes, and a
+    /// migration applied on a wrong version number would break the file for every later run.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
@@ -161,6 +165,7 @@ impl Store {
                 known: LATEST_VERSION,
             });
         }
+        self.check_schema()?;
         if found == 0 {
             // Takes effect only on a file nothing has been written to yet.
             self.conn
@@ -219,7 +224,8 @@ mod tests {
         let path = dir.path().join("skills.db");
         {
             let conn = Connection::open(&path).expect("create");
-            conn.execute_batch("PRAGMA page_size = 4096; CREATE TABLE t (x);")
+            // A file written with 4 KiB pages whose schema is still empty (version 0).
+            conn.execute_batch("PRAGMA page_size = 4096; CREATE TABLE t (x); DROP TABLE t;")
                 .expect("4 KiB pages");
         }
         let store = Store::open(&path).expect("migrate");
@@ -368,11 +374,11 @@ mod tests {
             store
                 .connection()
                 .execute_batch(
-                    "CREATE TABLE scratch (x TEXT); CREATE INDEX scratch_x ON scratch(x);
-                     WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50)
-                     INSERT INTO scratch SELECT printf('value %03d', i) FROM n;",
+                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50)
+                     INSERT INTO skills (name, category, content_path, content_hash, version)
+                     SELECT printf('skill %03d', i), 'text', 'SKILL.md', 'h', '1' FROM n;",
                 )
-                .expect("scratch");
+                .expect("skills");
         }
         // Damage the index: its entries no longer match the table.
         let (root, page_size): (i64, i64) = {
@@ -380,7 +386,7 @@ mod tests {
             (
                 count(
                     &conn,
-                    "SELECT rootpage FROM sqlite_schema WHERE name = 'scratch_x'",
+                    "SELECT rootpage FROM sqlite_schema WHERE name = 'sqlite_autoindex_skills_1'",
                 ),
                 count(&conn, "PRAGMA page_size"),
             )
@@ -405,7 +411,38 @@ mod tests {
             )),
             "{message}"
         );
-        assert!(message.contains("scratch_x"), "{message}");
+        assert!(message.contains("sqlite_autoindex_skills_1"), "{message}");
+    }
+
+    #[test]
+    fn opening_for_writing_refuses_a_foreign_object_and_writes_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("skills.db");
+        drop(Store::open(&path).expect("create"));
+        Connection::open(&path)
+            .and_then(|c| {
+                c.execute_batch(
+                    "CREATE TRIGGER approve_all AFTER INSERT ON approval_history BEGIN
+                        UPDATE approval_history SET decision = 'approved' WHERE id = new.id;
+                     END;
+                     PRAGMA user_version = 2;",
+                )
+            })
+            .expect("plant");
+        let before = std::fs::read(&path).expect("read");
+        let err = Store::open(&path).err().expect("refused");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "audit database {}: unexpected trigger `approve_all` (sqlite_master)",
+                path.display()
+            )
+        );
+        assert_eq!(
+            std::fs::read(&path).expect("read"),
+            before,
+            "left as it was"
+        );
     }
 
     #[test]

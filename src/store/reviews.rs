@@ -215,6 +215,16 @@ impl Store {
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(write_err)?;
+        if let Some(problem) = super::schema::problems(&tx)
+            .map_err(write_err)?
+            .into_iter()
+            .next()
+        {
+            return Err(StoreError::Schema {
+                path: self.path.clone(),
+                problem,
+            });
+        }
         let key = review_key(pending, review);
         if key.recorded(&tx).map_err(write_err)? {
             return Ok(false);

@@ -1,12 +1,58 @@
 //! The `approval_criteria_templates` table: the category templates `check` decides under.
 
+use rusqlite::types::ValueRef;
+use serde::Serialize;
+
 use super::{Store, StoreError};
 use crate::policy::template::CategoryTemplate;
 
+/// A template row that cannot be read, named by the template and the column at fault.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TemplateProblem {
+    /// The template's `name` (or `id N` when the name itself cannot be read).
+    pub name: String,
+    /// What is wrong, starting with the column: `criteria_json \`coverage\`: …`.
+    pub message: String,
+}
+
+impl std::fmt::Display for TemplateProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "template `{}`: {}", self.name, self.message)
+    }
+}
+
+const COLUMNS: [&str; 4] = ["name", "category", "approval_level", "criteria_json"];
+
 impl Store {
     /// Every category template, newest first (a category with several uses its newest); a row
-    /// whose criteria cannot be read is an error that names it.
+    /// whose criteria cannot be read is an error that names it and the column.
     pub fn category_templates(&self) -> Result<Vec<CategoryTemplate>, StoreError> {
+        let mut templates = Vec::new();
+        for row in self.template_rows()? {
+            match row {
+                Ok(template) => templates.push(template),
+                Err(problem) => {
+                    return Err(StoreError::Template {
+                        path: self.path.clone(),
+                        name: problem.name,
+                        message: problem.message,
+                    });
+                }
+            }
+        }
+        Ok(templates)
+    }
+
+    /// Every template that cannot be read (`audit verify` reports them all).
+    pub fn template_problems(&self) -> Result<Vec<TemplateProblem>, StoreError> {
+        Ok(self
+            .template_rows()?
+            .into_iter()
+            .filter_map(Result::err)
+            .collect())
+    }
+
+    fn template_rows(&self) -> Result<Vec<Result<CategoryTemplate, TemplateProblem>>, StoreError> {
         let read = |source| StoreError::Read {
             path: self.path.clone(),
             source,
@@ -14,31 +60,41 @@ impl Store {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT name, category, approval_level, criteria_json \
+                "SELECT name, category, approval_level, criteria_json, id \
                  FROM approval_criteria_templates ORDER BY updated_at DESC, id DESC",
             )
             .map_err(read)?;
-        let rows = stmt
-            .query_map([], |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, String>(1)?,
-                    row.get::<_, String>(2)?,
-                    row.get::<_, String>(3)?,
-                ))
-            })
-            .map_err(read)?;
+        let mut rows = stmt.query([]).map_err(read)?;
         let mut templates = Vec::new();
-        for row in rows {
-            let (name, category, level, criteria) = row.map_err(read)?;
-            let template = CategoryTemplate::parse(&name, &category, &level, &criteria).map_err(
-                |message| StoreError::Template {
-                    path: self.path.clone(),
-                    name: name.clone(),
-                    message,
-                },
-            )?;
-            templates.push(template);
+        while let Some(row) = rows.next().map_err(read)? {
+            let id: i64 = row.get(4).map_err(read)?;
+            // Each column as text, or the problem naming it: a NULL or a blob planted with
+            // writable_schema must not turn into an error that names neither row nor column.
+            let mut text = Vec::with_capacity(COLUMNS.len());
+            for (index, column) in COLUMNS.iter().enumerate() {
+                text.push(match row.get_ref(index).map_err(read)? {
+                    ValueRef::Text(t) => Ok(String::from_utf8_lossy(t).into_owned()),
+                    ValueRef::Null => Err(format!("{column} is NULL")),
+                    ValueRef::Integer(_) | ValueRef::Real(_) => {
+                        Err(format!("{column} is a number, not text"))
+                    }
+                    ValueRef::Blob(_) => Err(format!("{column} is a blob, not text")),
+                });
+            }
+            let name = text[0].clone().unwrap_or_else(|_| format!("id {id}"));
+            let parsed = match (&text[0], &text[1], &text[2], &text[3]) {
+                (Ok(_), Ok(category), Ok(level), Ok(criteria)) => {
+                    CategoryTemplate::parse(&name, category, level, criteria)
+                }
+                _ => Err(text
+                    .iter()
+                    .find_map(|t| t.as_ref().err().cloned())
+                    .unwrap_or_default()),
+            };
+            templates.push(parsed.map_err(|message| TemplateProblem {
+                name: name.clone(),
+                message,
+            }));
         }
         Ok(templates)
     }
@@ -145,5 +201,35 @@ mod tests {
             "the repository's template is kept, not replaced by the default"
         );
         assert_eq!(templates.len(), 2);
+    }
+
+    #[test]
+    fn every_broken_template_is_listed_with_its_column() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(&dir.path().join("skills.db")).expect("open");
+        store
+            .connection()
+            .execute_batch(
+                "UPDATE approval_criteria_templates SET criteria_json = x'7b7d' \
+                 WHERE category = 'backend';
+                 UPDATE approval_criteria_templates SET criteria_json = '[1]' \
+                 WHERE category = 'frontend';",
+            )
+            .expect("update");
+        let mut problems = store.template_problems().expect("read");
+        problems.sort_by(|a, b| a.name.cmp(&b.name));
+        assert_eq!(
+            problems.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            vec![
+                "template `Backend API Service - Auto Approval`: criteria_json is a blob, not text",
+                "template `Frontend Component - Escalated Review`: criteria_json must be a JSON \
+                 object of criteria",
+            ]
+        );
+        let err = store.category_templates().expect_err("broken");
+        assert!(
+            matches!(&err, StoreError::Template { name, .. } if name.ends_with(" - Escalated Review") || name.ends_with(" - Auto Approval")),
+            "{err}"
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! Which language a skill file is written in: by extension, or by shebang when it has none.
 
 use crate::analysis::Source;
+use crate::analysis::scan::Lang;
 
 /// A language whose functions are measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -18,6 +19,15 @@ pub enum Language {
 impl Language {
     /// The language of `source`, or `None` when it is not code this signal measures.
     pub fn detect(source: &Source) -> Option<Self> {
+        // Another file runs it as a language (`bash assets/notes.txt`): that decides.
+        if let Some(lang) = source.run_as {
+            return match lang {
+                Lang::Shell => Some(Self::Bash),
+                Lang::Python => Some(Self::Python),
+                Lang::JavaScript => Some(Self::JavaScript),
+                _ => None,
+            };
+        }
         let extension = source.extension();
         if extension.is_empty() {
             return source.shebang().and_then(Self::from_shebang);
@@ -73,10 +83,7 @@ mod tests {
     use super::*;
 
     fn detect(path: &str, text: &str) -> Option<Language> {
-        Language::detect(&Source {
-            path: path.to_owned(),
-            text: text.to_owned(),
-        })
+        Language::detect(&Source::new(path, text))
     }
 
     #[test]

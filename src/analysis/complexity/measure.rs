@@ -136,10 +136,7 @@ pub(super) mod tests {
     /// `(name, line, complexity)` of every function of one file that parses without error,
     /// top-level code first, in the order they start.
     pub(crate) fn measured(path: &str, text: &str) -> Vec<(String, u32, u32)> {
-        let source = Source {
-            path: path.to_owned(),
-            text: text.to_owned(),
-        };
+        let source = Source::new(path, text);
         let language = Language::detect(&source).expect("a code file");
         let file =
             walker::measure_file(&mut Parser::new(), rules(language), text, PARSE_TIME_LIMIT)

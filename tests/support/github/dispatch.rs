@@ -149,6 +149,16 @@ fn checked(state: &mut State, spec: &Spec, ctx: &Ctx, raw_body: &[u8]) -> Checke
             DOCS,
         ));
     }
+    // One media type: which of several GitHub honours is undocumented (a raw read sent with
+    // the JSON one as well may be answered with JSON).
+    if let Some(accept) = ctx.headers.get("accept")
+        && accept.split(',').filter(|t| !t.trim().is_empty()).count() > 1
+    {
+        state.violations.push(ctx.violation(
+            "header:accept",
+            format!("more than one media type in accept: {accept}"),
+        ));
+    }
     if let Some((owner, repo)) = &state.repo
         && (!ctx.param("owner").eq_ignore_ascii_case(owner)
             || !ctx.param("repo").eq_ignore_ascii_case(repo))

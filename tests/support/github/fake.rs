@@ -162,7 +162,33 @@ impl FakeGitHub {
             .get_mut(&number)
             .unwrap_or_else(|| panic!("pull #{number} was not set with set_pull"));
         pull.reviews
-            .push((login.to_string(), review_state.to_string()));
+            .push((login.to_string(), review_state.to_string(), None));
+    }
+
+    /// A submitted review of `commit_id` (an older head, say), listed by `pulls/list-reviews`.
+    pub fn add_review_of(&self, number: u64, login: &str, review_state: &str, commit_id: &str) {
+        let mut state = self.state();
+        let pull = state
+            .pulls
+            .get_mut(&number)
+            .unwrap_or_else(|| panic!("pull #{number} was not set with set_pull"));
+        pull.reviews.push((
+            login.to_string(),
+            review_state.to_string(),
+            Some(commit_id.to_string()),
+        ));
+    }
+
+    /// Marks every review by `login` on the pull `DISMISSED`, as dismissing a review does.
+    pub fn dismiss_reviews(&self, number: u64, login: &str) {
+        let mut state = self.state();
+        let pull = state
+            .pulls
+            .get_mut(&number)
+            .unwrap_or_else(|| panic!("pull #{number} was not set with set_pull"));
+        for review in pull.reviews.iter_mut().filter(|r| r.0 == login) {
+            review.1 = "DISMISSED".to_string();
+        }
     }
 
     /// Every `pulls/request-reviewers` call, accepted or not, in order.

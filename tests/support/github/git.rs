@@ -382,10 +382,18 @@ pub fn get_commit(state: &State, spec: &Spec, ctx: &Ctx) -> Reply {
     }
 }
 
+/// Raw bytes only when raw is the one media type asked for: given several (a client's default
+/// `application/vnd.github+json` beside the raw one), the fake answers with GitHub's default,
+/// JSON, the way a JSON answer once reached the audit database.
 fn wants_raw(ctx: &Ctx) -> bool {
-    ctx.headers
-        .get("accept")
-        .is_some_and(|a| a.contains("application/vnd.github.raw") || a.contains(".raw"))
+    ctx.headers.get("accept").is_some_and(|a| {
+        let types: Vec<&str> = a
+            .split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .collect();
+        types.len() == 1 && types[0].contains(".raw")
+    })
 }
 
 fn content_json(ctx: &Ctx, path: &str, sha: &str, bytes: &[u8], reference: &str) -> Value {

@@ -230,12 +230,14 @@ pub fn list_reviews(state: &State, spec: &Spec, ctx: &Ctx) -> Reply {
         .reviews
         .iter()
         .enumerate()
-        .map(|(i, (login, review_state))| {
+        .map(|(i, (login, review_state, commit_id))| {
             let mut v = template.clone();
             v["id"] = json!(i + 1);
             v["user"] = user_json(spec, login);
             v["state"] = json!(review_state);
-            v["commit_id"] = head.clone();
+            v["commit_id"] = commit_id
+                .as_ref()
+                .map_or_else(|| head.clone(), |c| json!(c));
             v
         })
         .collect();

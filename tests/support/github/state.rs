@@ -77,8 +77,9 @@ pub struct Pull {
     pub files: Vec<PullFile>,
     pub requested_users: Vec<String>,
     pub requested_teams: Vec<String>,
-    /// `(login, state)` pairs answered by `pulls/list-reviews`.
-    pub reviews: Vec<(String, String)>,
+    /// `(login, state, commit_id)` answered by `pulls/list-reviews`, oldest first; no
+    /// commit means the pull request's head when listed.
+    pub reviews: Vec<(String, String, Option<String>)>,
 }
 
 impl Pull {

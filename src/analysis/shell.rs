@@ -1,0 +1,517 @@
+//! Shell as tree-sitter's bash grammar reads it: every simple command of a script (those inside
+//! `$(…)` and `<(…)` too) with its program and words as written, what each word is when no
+//! expansion decides it, and the commands whose output it reads through a pipe. The signals
+//! that look for code hidden from a reader (`s""h`, `$c$r`, `base64 -d | sh`) read this.
+
+use std::collections::HashMap;
+
+use tree_sitter::Node;
+
+use super::syntax::{self, Unit, text};
+
+/// What a word is, as far as it can be told without running anything.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Shape {
+    /// Fixed text written plainly: `curl`, `-s`, `"bash"`, `/usr/bin/env`.
+    Plain,
+    /// Fixed text split by quotes or escapes: `s""h`, `'b'ash`, `b\ash`, `$'\x62'ash`.
+    Split,
+    /// One parameter expansion: `$X`, `"${X}"`, `${X:-y}` (its name).
+    Variable(String),
+    /// `"$@"`, `$*`: the script's own arguments, passed on.
+    Arguments,
+    /// Expansions with or without text and no `/`: `$c$r`, `c${u}rl` (the names).
+    Assembled(Vec<String>),
+    /// Expansions with a `/`: a path under a variable directory (`"$DIR/run.sh"`).
+    Path,
+    /// Holds a command or process substitution: `$(…)`, `"$(…)"`, `<(…)`.
+    Substitution,
+}
+
+/// One word of a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    pub raw: String,
+    /// The text the shell sees, when no expansion decides it.
+    pub value: Option<String>,
+    pub shape: Shape,
+    /// With expansions written `${NAME}` (and `${NAME:?}` when guarded), substitutions `$(…)`:
+    /// `"$HOME"/*` → `${HOME}/*`.
+    pub template: String,
+    /// A process substitution `<(…)`.
+    pub process: bool,
+    /// Byte range in the unit.
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Word {
+    /// The value, else the raw text.
+    pub fn text(&self) -> &str {
+        self.value.as_deref().unwrap_or(&self.raw)
+    }
+}
+
+/// One simple command.
+#[derive(Debug, Clone)]
+pub struct Cmd {
+    /// 1-based, in the file.
+    pub line: u32,
+    /// The program, after wrappers (`sudo`, `env`, `exec`, `nohup`, `timeout`, …).
+    pub name: Word,
+    pub args: Vec<Word>,
+    /// The commands of the earlier stages of its pipeline: it reads their output.
+    pub upstream: Vec<usize>,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Cmd {
+    /// The program's base name when fixed: `/usr/bin/curl` → `curl`.
+    pub fn program(&self) -> Option<&str> {
+        self.name
+            .value
+            .as_deref()
+            .map(|v| v.rsplit('/').next().unwrap_or(v))
+    }
+}
+
+/// The commands of one unit of shell, and the variables it sets.
+#[derive(Debug, Default)]
+pub struct Script {
+    pub commands: Vec<Cmd>,
+    /// Each variable assigned, with its value when every assignment sets the same fixed text.
+    pub assigned: HashMap<String, Option<String>>,
+    /// Assigned from a command substitution (`dir=$(mktemp -d)`).
+    pub substituted: Vec<String>,
+    /// Variables some test or `${X:?}` checks: an empty value is caught.
+    pub checked: Vec<String>,
+}
+
+impl Script {
+    /// The commands inside `word` (its substitutions).
+    pub fn inside<'s>(&'s self, word: &'s Word) -> impl Iterator<Item = &'s Cmd> {
+        self.commands
+            .iter()
+            .filter(move |c| c.start >= word.start && c.end <= word.end)
+    }
+
+    /// What `name` resolves to when every variable in it is set to fixed text here.
+    pub fn resolve(&self, names: &[String]) -> Option<String> {
+        names
+            .iter()
+            .map(|n| self.assigned.get(n).cloned().flatten())
+            .collect()
+    }
+}
+
+/// Wrappers that run the command after them, and their options that take a value.
+fn wrapper_takes_value(wrapper: &str, option: &str) -> Option<bool> {
+    let takes = match wrapper {
+        "sudo" | "doas" => matches!(
+            option,
+            "-u" | "-g" | "-C" | "-D" | "-h" | "-p" | "-r" | "-t" | "-U"
+        ),
+        "timeout" => matches!(option, "-s" | "-k" | "--signal" | "--kill-after"),
+        "nice" => option == "-n",
+        "env" => matches!(option, "-u" | "-C" | "-S"),
+        "xargs" => matches!(
+            option,
+            "-I" | "-n" | "-P" | "-L" | "-d" | "-s" | "-E" | "-a"
+        ),
+        "exec" => option == "-a",
+        "nohup" | "time" | "command" | "builtin" | "stdbuf" | "setsid" => false,
+        _ => return None,
+    };
+    Some(takes)
+}
+
+/// Read the shell of `unit`.
+pub fn read(parser: &mut tree_sitter::Parser, unit: &Unit<'_>) -> Script {
+    let mut script = Script::default();
+    let Some(tree) = syntax::parse(parser, syntax::Grammar::Bash, unit.text) else {
+        return script;
+    };
+    let src = unit.text;
+    // (stage ranges) of every pipeline, to find who reads whose output.
+    let mut pipelines: Vec<Vec<(usize, usize)>> = Vec::new();
+    for node in syntax::nodes(tree.root_node()) {
+        match node.kind() {
+            "command" => {
+                if let Some(cmd) = command(node, src, unit) {
+                    script.commands.push(cmd);
+                }
+            }
+            "pipeline" => {
+                let mut cursor = node.walk();
+                let stages: Vec<(usize, usize)> = node
+                    .named_children(&mut cursor)
+                    .map(|n| (n.start_byte(), n.end_byte()))
+                    .collect();
+                pipelines.push(stages);
+            }
+            "variable_assignment" => {
+                if let (Some(name), Some(value)) = (
+                    node.child_by_field_name("name"),
+                    node.child_by_field_name("value"),
+                ) {
+                    let name = text(name, src).to_owned();
+                    let word = word(value, src);
+                    if word.shape == Shape::Substitution {
+                        script.substituted.push(name.clone());
+                    }
+                    let value = word.value.filter(|v| !v.is_empty());
+                    script
+                        .assigned
+                        .entry(name)
+                        .and_modify(|old| {
+                            if *old != value {
+                                *old = None;
+                            }
+                        })
+                        .or_insert(value);
+                }
+            }
+            "test_command" => {
+                // `[ -n "$X" ]`, `[[ -z $X ]]`: the script looks at X before it trusts it.
+                let body = text(node, src);
+                if body.contains("-n") || body.contains("-z") {
+                    for inner in syntax::nodes(node) {
+                        if let Some(name) = variable_name(inner, src) {
+                            script.checked.push(name);
+                        }
+                    }
+                }
+            }
+            "expansion" => {
+                let body = text(node, src);
+                if body.contains('?')
+                    && let Some(name) = variable_name(node, src)
+                {
+                    script.checked.push(name);
+                }
+            }
+            _ => {}
+        }
+    }
+    for stages in pipelines {
+        let mut before: Vec<usize> = Vec::new();
+        for (start, end) in stages {
+            let inside: Vec<usize> = (0..script.commands.len())
+                .filter(|&i| script.commands[i].start >= start && script.commands[i].end <= end)
+                .collect();
+            for &i in &inside {
+                // The innermost pipeline decides (commands in a nested one keep theirs).
+                if script.commands[i].upstream.is_empty() {
+                    script.commands[i].upstream = before.clone();
+                }
+            }
+            before.extend(inside);
+        }
+    }
+    script
+}
+
+/// The variable an expansion names (`$X`, `${X:-y}`).
+fn variable_name(node: Node<'_>, src: &str) -> Option<String> {
+    if !matches!(node.kind(), "simple_expansion" | "expansion") {
+        return None;
+    }
+    let mut cursor = node.walk();
+    let name = node
+        .named_children(&mut cursor)
+        .find(|n| matches!(n.kind(), "variable_name" | "special_variable_name"))?;
+    Some(text(name, src).to_owned())
+}
+
+fn command(node: Node<'_>, src: &str, unit: &Unit<'_>) -> Option<Cmd> {
+    let name_node = node.child_by_field_name("name")?;
+    let mut words = vec![word(name_node.named_child(0).unwrap_or(name_node), src)];
+    let mut cursor = node.walk();
+    for argument in node.children_by_field_name("argument", &mut cursor) {
+        words.push(word(argument, src));
+    }
+    // Past the wrappers to the command they run.
+    let mut at = 0;
+    let mut wrappers = 0;
+    while wrappers < 8
+        && let Some(program) = words[at].value.as_deref()
+    {
+        let program = program.rsplit('/').next().unwrap_or(program);
+        let Some(_) = wrapper_takes_value(program, "") else {
+            break;
+        };
+        // `command -v x` asks where x is; it does not run it.
+        if program == "command"
+            && words
+                .get(at + 1)
+                .is_some_and(|w| matches!(w.text(), "-v" | "-V"))
+        {
+            break;
+        }
+        let mut next = at + 1;
+        while let Some(w) = words.get(next) {
+            let t = w.text();
+            if t.starts_with('-') && t.len() > 1 {
+                next += if wrapper_takes_value(program, t) == Some(true) {
+                    2
+                } else {
+                    1
+                };
+            } else if (program == "env" && t.contains('='))
+                || (program == "timeout" && t.starts_with(|c: char| c.is_ascii_digit()))
+            {
+                next += 1;
+            } else {
+                break;
+            }
+        }
+        if next >= words.len() {
+            break;
+        }
+        at = next;
+        wrappers += 1;
+    }
+    let mut rest = words.split_off(at);
+    let name = rest.remove(0);
+    Some(Cmd {
+        line: syntax::line_of(node, unit),
+        name,
+        args: rest,
+        upstream: Vec::new(),
+        start: node.start_byte(),
+        end: node.end_byte(),
+    })
+}
+
+/// A word as the shell reads it.
+fn word(node: Node<'_>, src: &str) -> Word {
+    let raw = text(node, src).to_owned();
+    let mut parts = Parts::default();
+    parts.add(node, src, true);
+    // `"$(dirname "$0")/run.sh"` is a path; `"$(…)"` and `<(…)` are what a command prints.
+    let path = parts.template.contains('/') && !parts.process;
+    let shape = if parts.substitution && !path {
+        Shape::Substitution
+    } else if parts.substitution {
+        Shape::Path
+    } else if parts.arguments {
+        Shape::Arguments
+    } else if !parts.variables.is_empty() {
+        let literal = parts.value.trim();
+        if parts.variables.len() == 1 && literal.is_empty() {
+            Shape::Variable(parts.variables[0].clone())
+        } else if parts.template.contains('/') {
+            Shape::Path
+        } else {
+            Shape::Assembled(parts.variables.clone())
+        }
+    } else if parts.split {
+        Shape::Split
+    } else {
+        Shape::Plain
+    };
+    let fixed = parts.variables.is_empty() && !parts.substitution && !parts.arguments;
+    Word {
+        raw,
+        value: (fixed && !parts.unknown).then_some(parts.value),
+        shape,
+        template: parts.template,
+        process: parts.process,
+        start: node.start_byte(),
+        end: node.end_byte(),
+    }
+}
+
+/// What the pieces of a word add up to.
+#[derive(Default)]
+struct Parts {
+    value: String,
+    template: String,
+    variables: Vec<String>,
+    substitution: bool,
+    process: bool,
+    arguments: bool,
+    /// Quotes or escapes inside the word.
+    split: bool,
+    /// A piece whose text cannot be told (`$'…'` with escapes, arithmetic).
+    unknown: bool,
+}
+
+impl Parts {
+    fn add(&mut self, node: Node<'_>, src: &str, whole: bool) {
+        let raw = text(node, src);
+        match node.kind() {
+            "word" | "number" | "string_content" => {
+                let raw = if node.kind() == "string_content" {
+                    raw
+                } else {
+                    raw.trim()
+                };
+                let unescaped = unescape(raw);
+                // `\rm` bypasses an alias: an escape first is a known idiom, one inside is not.
+                let body = raw.trim_start_matches(|c: char| c == '\\' || c.is_whitespace());
+                if body.contains('\\') {
+                    self.split = true;
+                }
+                self.value.push_str(&unescaped);
+                self.template.push_str(&unescaped);
+            }
+            "raw_string" => {
+                let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
+                self.split |= !whole;
+                self.value.push_str(inner);
+                self.template.push_str(inner);
+            }
+            "ansi_c_string" => {
+                let inner = raw.get(2..raw.len().saturating_sub(1)).unwrap_or_default();
+                self.split = true;
+                if inner.contains('\\') {
+                    self.unknown = true;
+                }
+                self.value.push_str(inner);
+                self.template.push_str(inner);
+            }
+            "string" | "translated_string" => {
+                let mut cursor = node.walk();
+                let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+                self.split |= !whole;
+                // `""` inside a word: nothing but a split.
+                if children.is_empty() {
+                    self.split = true;
+                }
+                for child in children {
+                    self.add(child, src, false);
+                }
+            }
+            "concatenation" => {
+                let mut cursor = node.walk();
+                for child in node.named_children(&mut cursor) {
+                    self.add(child, src, false);
+                }
+            }
+            "simple_expansion" | "expansion" => {
+                let name = variable_name(node, src).unwrap_or_default();
+                if matches!(name.as_str(), "@" | "*") {
+                    self.arguments = true;
+                } else {
+                    let guarded = node.kind() == "expansion" && raw.contains('?');
+                    self.template
+                        .push_str(&format!("${{{name}{}}}", if guarded { ":?" } else { "" }));
+                    self.variables.push(name);
+                }
+            }
+            "command_substitution" => {
+                self.substitution = true;
+                self.template.push_str("$(…)");
+            }
+            "process_substitution" => {
+                self.substitution = true;
+                self.process = true;
+                self.template.push_str("<(…)");
+            }
+            _ => {
+                self.unknown = true;
+                self.template.push_str(raw);
+            }
+        }
+    }
+}
+
+/// A bare word without its backslashes: `b\ash` → `bash`.
+fn unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\\' {
+            // A backslash before a newline continues the line: both go.
+            if let Some(next) = chars.next().filter(|n| *n != '\n') {
+                out.push(next);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::syntax::Grammar;
+
+    fn script(text: &str) -> Script {
+        read(
+            &mut tree_sitter::Parser::new(),
+            &Unit {
+                grammar: Grammar::Bash,
+                text,
+                first_line: 1,
+            },
+        )
+    }
+
+    #[test]
+    fn names_are_read_past_quotes_escapes_and_wrappers() {
+        let s = script(
+            "c=cu; r=rl; $c$r -s x | s\"\"h\n'b'ash x; b\\ash y; \\rm z\nsudo -u me env A=1 nohup \"$PY\" x\nexec \"$@\"\ncommand -v jq\n",
+        );
+        let names: Vec<(u32, Option<&str>, Shape)> = s
+            .commands
+            .iter()
+            .map(|c| (c.line, c.name.value.as_deref(), c.name.shape.clone()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                (1, None, Shape::Assembled(vec!["c".into(), "r".into()])),
+                (1, Some("sh"), Shape::Split),
+                (2, Some("bash"), Shape::Split),
+                (2, Some("bash"), Shape::Split),
+                (2, Some("rm"), Shape::Plain),
+                (3, None, Shape::Variable("PY".into())),
+                (4, None, Shape::Arguments),
+                (5, Some("command"), Shape::Plain),
+            ]
+        );
+        assert_eq!(s.commands[1].upstream, vec![0]);
+        assert_eq!(
+            s.resolve(&["c".into(), "r".into()]).as_deref(),
+            Some("curl")
+        );
+    }
+
+    #[test]
+    fn words_keep_their_expansions_in_a_template() {
+        let s = script("rm -rf \"$HOME\"/* \"${D:?}/\" ~ \"$(pwd)/\"\n");
+        let args: Vec<(&str, &str)> = s.commands[0]
+            .args
+            .iter()
+            .map(|w| (w.raw.as_str(), w.template.as_str()))
+            .collect();
+        assert_eq!(
+            args,
+            vec![
+                ("-rf", "-rf"),
+                ("\"$HOME\"/*", "${HOME}/*"),
+                ("\"${D:?}/\"", "${D:?}/"),
+                ("~", "~"),
+                ("\"$(pwd)/\"", "$(…)/"),
+            ]
+        );
+        assert_eq!(s.checked, vec!["D".to_owned()]);
+    }
+
+    #[test]
+    fn commands_in_substitutions_are_read_and_pipes_followed() {
+        let s = script("bash -c \"$(echo aGk= | base64 -d | gunzip)\"\n");
+        let names: Vec<&str> = s.commands.iter().filter_map(Cmd::program).collect();
+        assert_eq!(names, vec!["bash", "echo", "base64", "gunzip"]);
+        assert_eq!(s.commands[3].upstream, vec![1, 2]);
+        let inside: Vec<&str> = s
+            .inside(&s.commands[0].args[1])
+            .filter_map(Cmd::program)
+            .collect();
+        assert_eq!(inside, vec!["echo", "base64", "gunzip"]);
+    }
+}

@@ -1,0 +1,200 @@
+//! The pieces of a skill's files that tree-sitter reads, and their parse within a time limit:
+//! a script whole, or one code line of a file that only holds code in places (`SKILL.md`
+//! fences, YAML `run:` values, `package.json` scripts, Dockerfiles).
+
+use std::ops::ControlFlow;
+use std::time::Instant;
+
+use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree};
+
+use super::Source;
+use super::complexity::{Language, PARSE_TIME_LIMIT};
+use super::scan::{Lang, code_lines};
+
+/// A grammar the signals read code with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grammar {
+    Bash,
+    Python,
+    JavaScript,
+    TypeScript,
+    Tsx,
+}
+
+impl Grammar {
+    fn language(self) -> tree_sitter::Language {
+        match self {
+            Self::Bash => tree_sitter_bash::LANGUAGE.into(),
+            Self::Python => tree_sitter_python::LANGUAGE.into(),
+            Self::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+            Self::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+            Self::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+        }
+    }
+
+    pub fn is_javascript(self) -> bool {
+        matches!(self, Self::JavaScript | Self::TypeScript | Self::Tsx)
+    }
+}
+
+/// Code to parse: a whole file, or one line of it (`first_line` is its 1-based number).
+#[derive(Debug, Clone)]
+pub struct Unit<'a> {
+    pub grammar: Grammar,
+    pub text: &'a str,
+    pub first_line: u32,
+}
+
+/// The code of `source` tree-sitter can read: the whole file when it is a script in a parsed
+/// language (by extension, shebang, or because another file runs it as one), else each code
+/// line in such a language on its own.
+pub fn units(source: &Source) -> Vec<Unit<'_>> {
+    if let Some(language) = Language::detect(source) {
+        let grammar = match language {
+            Language::Bash => Grammar::Bash,
+            Language::Python => Grammar::Python,
+            Language::JavaScript => Grammar::JavaScript,
+            Language::TypeScript => Grammar::TypeScript,
+            Language::Tsx => Grammar::Tsx,
+        };
+        return vec![Unit {
+            grammar,
+            text: &source.text,
+            first_line: 1,
+        }];
+    }
+    code_lines(source)
+        .filter_map(|line| {
+            let grammar = match line.lang {
+                Lang::Shell => Grammar::Bash,
+                Lang::Python => Grammar::Python,
+                Lang::JavaScript => Grammar::JavaScript,
+                _ => return None,
+            };
+            Some(Unit {
+                grammar,
+                text: strip_instruction(line.text, line.lang),
+                first_line: line.number,
+            })
+        })
+        .collect()
+}
+
+/// A Dockerfile's `RUN`/`CMD`/`ENTRYPOINT` is not part of the command it runs.
+fn strip_instruction(text: &str, lang: Lang) -> &str {
+    if lang != Lang::Shell {
+        return text;
+    }
+    let trimmed = text.trim_start();
+    for instruction in ["RUN ", "CMD ", "ENTRYPOINT "] {
+        if let Some(rest) = trimmed.strip_prefix(instruction) {
+            return rest;
+        }
+    }
+    text
+}
+
+/// Parse `text`, giving up after [`PARSE_TIME_LIMIT`]; `None` when it did not parse in time.
+pub fn parse(parser: &mut Parser, grammar: Grammar, text: &str) -> Option<Tree> {
+    parser.set_language(&grammar.language()).ok()?;
+    let deadline = Instant::now() + PARSE_TIME_LIMIT;
+    let mut progress = |_: &ParseState| {
+        if Instant::now() >= deadline {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let bytes = text.as_bytes();
+    let tree = parser.parse_with_options(
+        &mut |offset, _| bytes.get(offset..).unwrap_or_default(),
+        None,
+        Some(ParseOptions::new().progress_callback(&mut progress)),
+    );
+    // A cancelled parse leaves state behind that the next parse would resume from.
+    parser.reset();
+    tree
+}
+
+/// Every node of a tree, parents before children, without recursion (a hostile file nests
+/// deeper than any stack).
+pub fn nodes(root: Node<'_>) -> impl Iterator<Item = Node<'_>> {
+    let mut cursor = root.walk();
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let node = cursor.node();
+        if !cursor.goto_first_child() {
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    done = true;
+                    break;
+                }
+            }
+        }
+        Some(node)
+    })
+}
+
+/// The text of a node.
+pub fn text<'a>(node: Node<'_>, src: &'a str) -> &'a str {
+    src.get(node.byte_range()).unwrap_or_default()
+}
+
+/// A 1-based line in the file of a node of `unit`.
+pub fn line_of(node: Node<'_>, unit: &Unit<'_>) -> u32 {
+    let row = u32::try_from(node.start_position().row).unwrap_or(u32::MAX);
+    unit.first_line.saturating_add(row)
+}
+
+/// At most `max` characters of `text` on one line, `…` when cut: evidence quotes code.
+pub fn excerpt(text: &str, max: usize) -> String {
+    let one_line: String = text
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .chars()
+        .filter(|c| !c.is_control())
+        .collect();
+    if one_line.chars().count() > max {
+        let cut: String = one_line.chars().take(max).collect();
+        format!("{cut}…")
+    } else {
+        one_line
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_nodes_of_a_deep_tree_are_walked_without_recursion() {
+        let deep = format!("x = {}1{}\n", "(".repeat(20_000), ")".repeat(20_000));
+        let tree = parse(&mut Parser::new(), Grammar::Python, &deep).expect("parsed");
+        assert!(nodes(tree.root_node()).count() > 20_000);
+    }
+
+    #[test]
+    fn scripts_are_read_whole_and_other_files_by_code_line() {
+        let script = Source::new("run.sh", "a\nb\n");
+        let units_of = |s: &Source| {
+            units(s)
+                .iter()
+                .map(|u| (u.grammar, u.text.to_owned(), u.first_line))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            units_of(&script),
+            vec![(Grammar::Bash, "a\nb\n".to_owned(), 1)]
+        );
+        let docker = Source::new("Dockerfile", "FROM x\nRUN bash -c \"$X\"\n");
+        assert_eq!(
+            units_of(&docker)[1],
+            (Grammar::Bash, "bash -c \"$X\"".to_owned(), 2)
+        );
+        assert_eq!(excerpt("a\n  b\u{1b}c", 3), "a b…");
+    }
+}
