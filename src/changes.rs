@@ -41,9 +41,10 @@ pub struct SkillChange {
     pub kind: ChangeKind,
 }
 
-/// The file changes, and for each changed path a symlink leads to (the link's target or a
-/// file below it), the same change at the link's path: a skill whose `scripts/run.sh` links to
-/// `tools/run.sh` changes when `tools/run.sh` does.
+/// The file changes, and for each changed path a skill's symlink depends on, the same change at
+/// the link's path: a skill whose `scripts/run.sh` links to `tools/run.sh` changes when
+/// `tools/run.sh` does, or a file below it when the link is to a directory, or any link passed
+/// through on the way (`tools/current.sh -> v1.sh` retargeted to `v2.sh`).
 pub fn through_links(links: &[Link], files: &[FileChange]) -> Vec<FileChange> {
     let mut out = files.to_vec();
     for change in files {
@@ -53,7 +54,7 @@ pub fn through_links(links: &[Link], files: &[FileChange]) -> Vec<FileChange> {
         };
         for path in paths {
             for link in links {
-                let linked = if *path == link.target {
+                let linked = if *path == link.target || link.through.contains(path) {
                     Some(link.path.clone())
                 } else {
                     path.strip_prefix(&link.target)
@@ -350,10 +351,12 @@ mod tests {
             Link {
                 path: ".claude/skills/x/scripts/run.sh".into(),
                 target: "tools/run.sh".into(),
+                through: vec![],
             },
             Link {
                 path: ".claude/skills/y/lib".into(),
                 target: "shared/lib".into(),
+                through: vec![],
             },
         ];
         let files = vec![
@@ -377,6 +380,41 @@ mod tests {
             )
             .is_empty()
         );
+    }
+
+    #[test]
+    fn a_change_to_a_link_on_the_way_modifies_the_skill_that_links_through_it() {
+        let skills = vec![skill("s/x"), skill("s/y")];
+        let links = vec![Link {
+            path: "s/x/scripts/run.sh".into(),
+            target: "tools-v1/v1.sh".into(),
+            through: vec!["tools".into(), "tools-v1/current.sh".into()],
+        }];
+        for changed in ["tools", "tools-v1/current.sh", "tools-v1/v1.sh"] {
+            let files = through_links(&links, &[FileChange::Modified(changed.into())]);
+            assert_eq!(
+                kinds(&skill_changes(&skills, &skills, &files)),
+                vec![("s/x", ChangeKind::Modified)],
+                "{changed}"
+            );
+        }
+        // A link retargeted by a rename (`git mv`) counts on either side.
+        let files = through_links(
+            &links,
+            &[FileChange::Renamed {
+                from: "tools-v1/current.sh".into(),
+                to: "tools-v1/old.sh".into(),
+            }],
+        );
+        assert!(files.contains(&FileChange::Modified("s/x/scripts/run.sh".into())));
+        // Beside the chain: nothing.
+        for beside in ["tools-v1/v2.sh", "tools2", "tools-v1/current.sh.bak"] {
+            let files = through_links(&links, &[FileChange::Modified(beside.into())]);
+            assert!(
+                skill_changes(&skills, &skills, &files).is_empty(),
+                "{beside}"
+            );
+        }
     }
 
     #[test]

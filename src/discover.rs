@@ -51,13 +51,17 @@ pub struct Tree {
     pub links: Vec<Link>,
 }
 
-/// A symlink inside the repository, both ends repository-relative and `/`-separated.
+/// A symlink inside the repository, every path repository-relative and `/`-separated.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Link {
     /// Where the link is: `.claude/skills/x/scripts/run.sh`.
     pub path: String,
-    /// Where it leads, resolved: `tools/run.sh`.
+    /// Where it leads, resolved: `tools/v1.sh`.
     pub target: String,
+    /// The other symlinks resolving it passes through, in order: links it leads to
+    /// (`tools/current.sh -> v1.sh`) and linked directories on the way (`tools -> tools-v1`).
+    /// Retargeting any of them changes what the skill runs, without touching `path` or `target`.
+    pub through: Vec<String>,
 }
 
 /// Which directories are skill roots and which paths are ignored.
@@ -202,12 +206,19 @@ impl<'a> Layout<'a> {
                     stack.push((child_rel, child_abs, children_under_root));
                 } else if file_type.is_symlink() {
                     if children_under_root
-                        && let Ok(target) = child_abs.canonicalize()
-                        && let Ok(inside) = target.strip_prefix(&canonical_repo)
+                        && let Ok(chain) = resolve_chain(&canonical_repo.join(&child_rel))
+                        && let Some(target) = relative(&chain.target, &canonical_repo)
                     {
+                        let through = chain
+                            .links
+                            .iter()
+                            .filter_map(|link| relative(link, &canonical_repo))
+                            .filter(|link| *link != child_rel)
+                            .collect();
                         tree.links.push(Link {
                             path: child_rel.clone(),
-                            target: inside.to_string_lossy().replace('\\', "/"),
+                            target,
+                            through,
                         });
                     }
                     match resolve_symlink(&child_abs, &canonical_repo) {
@@ -253,6 +264,73 @@ fn exact_file_exists(dir: &Path, name: &str) -> bool {
                     .any(|e| e.file_name() == name)
             })
             .unwrap_or(false)
+}
+
+/// The symlinks followed after this many are a loop, as for the kernel (`MAXSYMLINKS`).
+const MAX_LINKS: usize = 40;
+
+/// Where a path leads and the symlinks on the way there.
+struct Chain {
+    /// The path resolved, as `canonicalize` would give it.
+    target: PathBuf,
+    /// Every symlink met, at its real place, in the order they were followed.
+    links: Vec<PathBuf>,
+}
+
+/// Resolve an absolute path one component at a time, as the kernel does, keeping each symlink
+/// met: a path component that is a link (`tools` → `tools-v1`) and a link a link leads to
+/// (`run.sh` → `current.sh` → `v1.sh`). `canonicalize` gives only the end.
+fn resolve_chain(path: &Path) -> std::io::Result<Chain> {
+    use std::path::Component;
+    /// A component still to walk.
+    enum Step {
+        Root,
+        Parent,
+        Name(std::ffi::OsString),
+    }
+    // Last first: a link's target goes on top of the components that followed the link.
+    fn push(rest: &mut Vec<Step>, path: &Path) {
+        for component in path.components().rev() {
+            match component {
+                Component::RootDir | Component::Prefix(_) => rest.push(Step::Root),
+                Component::CurDir => {}
+                Component::ParentDir => rest.push(Step::Parent),
+                Component::Normal(name) => rest.push(Step::Name(name.to_owned())),
+            }
+        }
+    }
+    let mut rest = Vec::new();
+    push(&mut rest, path);
+    let mut target = PathBuf::from("/");
+    let mut links = Vec::new();
+    while let Some(step) = rest.pop() {
+        match step {
+            Step::Root => target = PathBuf::from("/"),
+            Step::Parent => {
+                target.pop();
+            }
+            Step::Name(name) => {
+                let next = target.join(name);
+                if std::fs::symlink_metadata(&next)?.file_type().is_symlink() {
+                    if links.len() == MAX_LINKS {
+                        return Err(std::io::Error::from_raw_os_error(libc::ELOOP));
+                    }
+                    let leads_to = std::fs::read_link(&next)?;
+                    links.push(next);
+                    push(&mut rest, &leads_to);
+                } else {
+                    target = next;
+                }
+            }
+        }
+    }
+    Ok(Chain { target, links })
+}
+
+/// `path` relative to the repository, `/`-separated; `None` outside it.
+fn relative(path: &Path, canonical_repo: &Path) -> Option<String> {
+    let inside = path.strip_prefix(canonical_repo).ok()?;
+    Some(inside.to_string_lossy().replace('\\', "/"))
 }
 
 /// Where a symlinked directory leads, if it may be followed: `Ok(None)` for links to files,
@@ -494,6 +572,62 @@ mod tests {
                 (".claude/skills/x/scripts/run.sh", "tools/run.sh"),
             ]
         );
+        assert!(tree.links.iter().all(|l| l.through.is_empty()), "{tree:?}");
+    }
+
+    #[test]
+    fn every_link_passed_through_is_recorded() {
+        let repo = tempfile::tempdir().expect("tempdir");
+        let root = repo.path();
+        std::fs::create_dir_all(root.join("skills/x/scripts")).expect("mkdir");
+        std::fs::write(root.join("skills/x/SKILL.md"), "---\n---\n").expect("w");
+        std::fs::create_dir_all(root.join("tools-v1")).expect("mkdir");
+        std::fs::write(root.join("tools-v1/v1.sh"), "echo\n").expect("w");
+        let link = |target: &str, at: &str| {
+            std::os::unix::fs::symlink(target, root.join(at)).expect("symlink");
+        };
+        // run.sh -> tools/current.sh, where `tools` -> tools-v1 and current.sh -> v1.sh.
+        link("tools-v1", "tools");
+        link("v1.sh", "tools-v1/current.sh");
+        link("../../../tools/current.sh", "skills/x/scripts/run.sh");
+        // A chain that leaves the repository on the way is not recorded.
+        link("/etc/../etc/hostname", "skills/x/scripts/out");
+        let config = SkillsConfig {
+            roots: vec!["skills".to_owned()],
+            ..SkillsConfig::default()
+        };
+        let tree = Layout::new(&config).find_skills(root).expect("walk");
+        assert_eq!(
+            tree.links,
+            vec![Link {
+                path: "skills/x/scripts/run.sh".into(),
+                target: "tools-v1/v1.sh".into(),
+                through: vec!["tools".into(), "tools-v1/current.sh".into()],
+            }]
+        );
+    }
+
+    #[test]
+    fn a_chain_resolves_as_the_kernel_does() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().canonicalize().expect("canonical");
+        std::fs::create_dir_all(root.join("a/b")).expect("mkdir");
+        std::fs::write(root.join("a/f"), "").expect("w");
+        // `..` after a linked directory goes up from where the link leads, not from the link.
+        std::os::unix::fs::symlink("a/b", root.join("l")).expect("ln");
+        std::os::unix::fs::symlink("../f", root.join("a/b/up")).expect("ln");
+        let chain = resolve_chain(&root.join("l/up")).expect("resolves");
+        assert_eq!(chain.target, root.join("a/f"));
+        assert_eq!(
+            chain.target,
+            root.join("l/up").canonicalize().expect("canonical")
+        );
+        assert_eq!(chain.links, vec![root.join("l"), root.join("a/b/up")]);
+        // A loop is ELOOP, like canonicalize's.
+        std::os::unix::fs::symlink("loop", root.join("loop")).expect("ln");
+        let err = resolve_chain(&root.join("loop")).err().expect("a loop");
+        assert_eq!(err.raw_os_error(), Some(libc::ELOOP));
+        assert!(resolve_chain(&root.join("missing")).is_err());
     }
 
     #[test]

@@ -153,6 +153,74 @@ fn home_and_tmpdir_are_fresh_empty_and_gone_afterwards() {
     );
 }
 
+#[test]
+fn python_multiprocessing_works_in_a_suites_tmpdir() {
+    let repo = Repo::plain();
+    let out = out_dir();
+    skill_md(&repo, "skills/pool", "pool");
+    // A Manager listens on a Unix socket under `TMPDIR`: the path must fit in 107 bytes.
+    repo.write(
+        "skills/pool/test.sh",
+        &format!(
+            "printf '%s' \"$TMPDIR\" > '{o}/tmp.path'\n\
+             python3 -c 'import multiprocessing as m; x = m.Manager(); print(x.list([1, 2])); x.shutdown()' \
+               > '{o}/py.out' 2>&1 || exit 1\n\
+             echo '1..1'; echo 'ok 1 - manager'\n",
+            o = out.path().display()
+        ),
+    );
+    let mut cmd = repo.skillgate(&["check", "--all", "--publish", "none"]);
+    cmd.env("TMPDIR", "/tmp");
+    let (code, stdout, stderr) = run(cmd);
+    let py = read(&out.path().join("py.out"));
+    assert_eq!(py, "[1, 2]\n", "{}", read(&out.path().join("tmp.path")));
+    // Escalated only for want of coverage: the suite passed.
+    assert_eq!(code, ESCALATED, "{stdout}{stderr}");
+}
+
+#[test]
+fn the_runners_global_git_config_still_applies_to_change_detection() {
+    let repo = Repo::git();
+    repo.skill("skills/one", "one", 1, 0);
+    // An LFS-tracked file: the repository stores what the `clean` filter makes of it.
+    repo.write(".gitattributes", "*.bin filter=lfs\n");
+    repo.write("skills/one/data.bin", "payload\n");
+    git(
+        repo.path(),
+        &["-c", "filter.lfs.clean=tr a-z A-Z", "add", "-A"],
+    );
+    git(repo.path(), &["commit", "-qm", "base"]);
+    let base = git(repo.path(), &["rev-parse", "HEAD"]);
+    // The runner's global config: the filter, and a global ignore file.
+    let home = tempfile::tempdir().expect("tempdir");
+    let ignore = home.path().join("ignore");
+    std::fs::write(&ignore, ".DS_Store\n").expect("write");
+    std::fs::write(
+        home.path().join(".gitconfig"),
+        format!(
+            "[filter \"lfs\"]\n\tclean = tr a-z A-Z\n[core]\n\texcludesFile = {}\n",
+            ignore.display()
+        ),
+    )
+    .expect("write");
+    repo.write("skills/one/.DS_Store", "finder\n");
+    // The file's stat no longer matches the index, so git cleans it again to compare.
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(repo.path().join("skills/one/data.bin"))
+        .and_then(|f| f.set_modified(later))
+        .expect("touch");
+    let mut cmd = repo.skillgate(&["check", "--base", &base, "--publish", "none"]);
+    cmd.env("HOME", home.path())
+        .env_remove("GIT_CONFIG_GLOBAL")
+        .env_remove("XDG_CONFIG_HOME");
+    let (code, stdout, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert_eq!(stdout.trim(), "skillgate: no skills to gate", "{stderr}");
+    assert!(!stderr.contains("uncommitted changes"), "{stderr}");
+}
+
 /// A passing JUnit report and full coverage: what an attacker writes for its victim.
 const FORGED_JUNIT: &str = "<?xml version=\"1.0\"?>\n<testsuites tests=\"10\" failures=\"0\">\
 <testsuite name=\"forged\" tests=\"10\" failures=\"0\">\
@@ -208,11 +276,11 @@ fn a_suite_cannot_find_or_fill_another_skills_report_directory() {
         .map(str::to_owned)
         .collect();
     assert!(place.contains(&"reports".to_owned()), "{place:?}");
+    // Its fresh `HOME` and `TMPDIR`: `h` or `t` and three random characters.
     assert!(
         place.iter().all(
             |n| ["reports", "stdout.log", "stderr.log"].contains(&n.as_str())
-                || n.starts_with("home-")
-                || n.starts_with("tmp-")
+                || (n.len() == 4 && (n.starts_with('h') || n.starts_with('t')))
         ),
         "{place:?}"
     );

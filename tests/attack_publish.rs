@@ -379,26 +379,192 @@ fn publish_takes_results_only_for_the_files_they_tested() {
 }
 
 #[test]
-fn a_forks_run_naming_no_pull_request_is_never_approved() {
+fn a_forks_run_naming_no_pull_request_is_never_published() {
     let t = tested(|repo| good_skill(repo, "alpha", "testing"));
+    // The fork's own document: no pull request, and a base equal to its head (nothing changed,
+    // nothing to gate).
     let mut doc = forged(t.doc.clone());
     doc["run"]["pull_request"] = Value::Null;
     doc["run"]["pull_request_head"] = Value::Null;
     doc["run"]["head"] = json!(t.head);
+    doc["run"]["base"] = json!(t.head);
     let fake = fake(&t, "forker/octo-repo");
     let (code, stdout, stderr) = publish(&t, &doc, &fake, "forker/octo-repo");
     assert_eq!(code, 0, "{stderr}");
-    let run: Value = serde_json::from_str(&stdout).expect("json");
-    let alpha = common::skill(&run, "alpha");
-    assert_ne!(alpha["decision"]["tier"], "auto", "{alpha}");
+    assert!(stdout.is_empty(), "no verdict: {stdout}");
     assert!(
-        alpha["decision"]["reasons"]
-            .to_string()
-            .contains("self-reported by the job that ran the pull request's code (a fork)"),
-        "{alpha}"
+        stderr.contains("the workflow run ran a fork's code and its results name no pull request"),
+        "{stderr}"
     );
-    let check = &fake.check_runs()[0];
-    assert_ne!(check.conclusion.as_deref(), Some("success"));
+    assert!(fake.check_runs().is_empty(), "nothing posted");
+    assert!(fake.comments().is_empty());
+    assert!(
+        fake.ref_sha("refs/heads/skillgate/audit").is_none(),
+        "nothing recorded"
+    );
+}
+
+#[test]
+fn the_documents_scope_and_base_do_not_choose_what_is_gated() {
+    let repo = Repo::git();
+    std::fs::write(
+        repo.path().join(".git/info/exclude"),
+        "/.skillgate/\n/.skillgate.toml\n",
+    )
+    .expect("exclude");
+    good_skill(&repo, "beta", "security");
+    let base = repo.commit("beta");
+    // The pull request takes beta away (a breaking change: human) and brings alpha.
+    std::fs::remove_dir_all(repo.path().join("skills/beta")).expect("remove");
+    good_skill(&repo, "alpha", "testing");
+    let head = repo.commit("drop beta, add alpha");
+    let out = repo.path().join(".git/results.json");
+    let out_arg = format!("--out={}", out.display());
+    let (code, _, stderr) =
+        run(repo.skillgate(&["check", "--base", &base, "--publish", "none", &out_arg]));
+    assert!(code == 0 || code == 3, "{stderr}");
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("results")).expect("json");
+    doc["run"]["repository"] = json!(RUN_REPO);
+    doc["run"]["pull_request"] = json!(2);
+    doc["run"]["pull_request_head"] = json!(head);
+    // Forged: gate "all" skills as they are, from a base that hides the deletion.
+    let mut doc = forged(doc);
+    doc["run"]["scope"] = json!("all");
+    doc["run"]["base"] = json!(head);
+    doc["skills"]
+        .as_array_mut()
+        .expect("skills")
+        .retain(|s| s["name"] != "beta");
+    let t = Tested {
+        repo,
+        base,
+        head,
+        doc: Value::Null,
+    };
+    let fake = fake(&t, RUN_REPO);
+    let (code, stdout, stderr) = publish(&t, &doc, &fake, RUN_REPO);
+    assert_eq!(code, 0, "{stderr}");
+    let run: Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(run["run"]["scope"], "changed", "{run}");
+    assert_eq!(run["run"]["base"], json!(t.base));
+    // beta's files moved to alpha (git sees a rename): a breaking change, whatever the
+    // document said.
+    let alpha = common::skill(&run, "alpha");
+    assert_eq!(alpha["change"]["kind"], "renamed", "{alpha}");
+    assert_eq!(alpha["change"]["from"], "skills/beta", "{alpha}");
+    assert_eq!(alpha["decision"]["tier"], "human", "{alpha}");
+    assert_ne!(fake.check_runs()[0].conclusion.as_deref(), Some("success"));
+}
+
+#[test]
+fn publish_fetches_a_head_it_lacks_with_its_history() {
+    // The pull request's branch is only on the remote (a fork's head, under refs/pull/N/head);
+    // the publishing job has the default branch with its history.
+    let origin = Repo::git();
+    origin.write("README.md", "base\n");
+    good_skill(&origin, "beta", "testing");
+    let fork_point = origin.commit("base");
+    common::git(origin.path(), &["checkout", "-q", "-b", "feature"]);
+    good_skill(&origin, "alpha", "testing");
+    let head = origin.commit("add alpha");
+    common::git(origin.path(), &["checkout", "-q", "main"]);
+    // The base branch moves on after the fork point: a skill the pull request never touched.
+    good_skill(&origin, "gamma", "testing");
+    let base = origin.commit("add gamma on main");
+    common::git(origin.path(), &["update-ref", "refs/pull/2/head", &head]);
+    common::git(origin.path(), &["branch", "-q", "-D", "feature"]);
+    let clones = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", origin.path().display());
+    common::git(
+        clones.path(),
+        &["clone", "-q", "--single-branch", &url, "checkout"],
+    );
+    let checkout = clones.path().join("checkout");
+    assert!(
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(&checkout)
+            .args(["cat-file", "-e", &head])
+            .output()
+            .expect("git")
+            .status
+            .code()
+            != Some(0),
+        "the head is not in the checkout"
+    );
+    // The check job's document, made in a clone of the head.
+    let t = {
+        let work = Repo::git();
+        common::git(work.path(), &["fetch", "-q", &url, &head]);
+        common::git(work.path(), &["checkout", "-q", &head]);
+        let out = work.path().join(".git/results.json");
+        let out_arg = format!("--out={}", out.display());
+        let (code, _, stderr) = run(work.skillgate(&[
+            "check",
+            "--base",
+            &fork_point,
+            "--publish",
+            "none",
+            &out_arg,
+        ]));
+        assert!(code == 0 || code == 3, "{stderr}");
+        let mut doc: Value =
+            serde_json::from_str(&std::fs::read_to_string(&out).expect("results")).expect("json");
+        doc["run"]["repository"] = json!(RUN_REPO);
+        doc["run"]["pull_request"] = json!(2);
+        doc["run"]["pull_request_head"] = json!(head);
+        Tested {
+            repo: Repo::plain(),
+            base: base.clone(),
+            head: head.clone(),
+            doc,
+        }
+    };
+    let fake = fake(&t, RUN_REPO);
+    let job = tempfile::tempdir().expect("tempdir");
+    let results = job.path().join("results.json");
+    std::fs::write(&results, t.doc.to_string()).expect("write");
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/github/payloads/workflow_run.completed.with-pull-requests.json"),
+    )
+    .expect("payload");
+    let mut payload: Value = serde_json::from_str(&text).expect("json");
+    payload["workflow_run"]["head_sha"] = json!(head);
+    let event = job.path().join("event.json");
+    std::fs::write(&event, payload.to_string()).expect("write");
+    let mut cmd = common::skillgate();
+    cmd.args(["publish", "--format", "json", "--results"])
+        .arg(&results)
+        .arg("--repo")
+        .arg(&checkout)
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_EVENT_NAME", "workflow_run")
+        .env("GITHUB_EVENT_PATH", &event)
+        .env("GITHUB_REPOSITORY", RUN_REPO)
+        .env("GITHUB_API_URL", fake.url())
+        .env("GITHUB_TOKEN", fake.token());
+    let (code, stdout, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    let run: Value = serde_json::from_str(&stdout).expect("json");
+    // Only what the branch changed since it left main: alpha, not gamma (added on main since).
+    let names: Vec<&str> = run["skills"]
+        .as_array()
+        .expect("skills")
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    assert_eq!(names, ["alpha"], "{run}");
+    assert_eq!(run["run"]["base"], json!(fork_point));
+    let alpha = common::skill(&run, "alpha");
+    assert_eq!(alpha["change"]["kind"], "added");
+    assert_eq!(alpha["suite"]["outcome"], "exit 0", "{alpha}");
+    assert_eq!(
+        std::fs::read_to_string(checkout.join(".git/shallow")).ok(),
+        None,
+        "the checkout is not made shallow"
+    );
 }
 
 #[test]

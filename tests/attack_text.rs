@@ -60,9 +60,13 @@ fn assert_links_nothing(markdown: &str, what: &str) {
             "{what}: a bidi control: {markdown:?}"
         );
     }
+    // A SHA GitHub would link: 7 to 40 hex digits, a digit and a letter among them, or all 40.
     for word in shown.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+        let hex = word.len() >= 7 && word.chars().all(|c| c.is_ascii_hexdigit());
+        let mixed = word.contains(|c: char| c.is_ascii_digit())
+            && word.contains(|c: char| c.is_ascii_alphabetic());
         assert!(
-            !(word.len() >= 7 && word.chars().all(|c| c.is_ascii_hexdigit())),
+            !(hex && (mixed || word.len() == 40)),
             "{what}: a commit SHA GitHub would link: {word}"
         );
     }
@@ -215,4 +219,41 @@ fn markdown_summaries_and_comments_link_nothing_and_keep_their_order() {
             assert!(!text.contains(RLO), "{annotation:?}");
         }
     }
+}
+
+#[test]
+fn ordinary_names_read_and_copy_as_written() {
+    // Joiners go only where GitHub links: a name copied from the comment still names the skill.
+    let repo = Repo::plain();
+    for name in ["gpt-4-helper", "utf-8", "node-20"] {
+        repo.skill(&format!("skills/{name}"), name, 1, 0);
+    }
+    let (_, markdown, stderr) = run(repo.skillgate(&["check", "--all", "--format", "markdown"]));
+    assert!(!markdown.contains('\u{200d}'), "{markdown}");
+    for name in ["gpt-4-helper", "utf-8", "node-20"] {
+        assert!(
+            markdown.contains(&format!("| {name} | unchanged |")),
+            "{name}: {markdown}\n{stderr}"
+        );
+    }
+    let row = markdown
+        .lines()
+        .find(|l| l.starts_with("| gpt"))
+        .expect("a row for gpt-4-helper");
+    let copied = row
+        .split(" | ")
+        .next()
+        .expect("a cell")
+        .trim_start_matches("| ");
+    let (code, json, stderr) =
+        run(repo.skillgate(&["check", "--all", "--skill", copied, "--format", "json"]));
+    assert_ne!(code, 2, "the copied name is not a usage error: {stderr}");
+    let doc: serde_json::Value = serde_json::from_str(&json).expect("a results document");
+    let names: Vec<&str> = doc["skills"]
+        .as_array()
+        .expect("skills")
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .collect();
+    assert_eq!(names, vec!["gpt-4-helper"], "{stderr}");
 }

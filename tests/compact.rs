@@ -290,6 +290,18 @@ fn a_shallow_checkout_fetches_the_branch_shallow_and_still_compacts() {
         remote.record(id);
     }
     let old = remote.head();
+    // The remote loses the commits behind the head: a compaction that fetched more than the
+    // head (the whole history, as from a full checkout) fails, one that took the head only
+    // works. Small pushes leave loose objects, one file each.
+    let behind: Vec<String> = ["~1", "~2"]
+        .iter()
+        .map(|back| remote.bare_git(&["rev-parse", &format!("{old}{back}")]))
+        .collect();
+    for sha in &behind {
+        let loose = remote.bare.join("objects").join(&sha[..2]).join(&sha[2..]);
+        std::fs::remove_file(&loose)
+            .unwrap_or_else(|e| panic!("{} (a loose object): {e}", loose.display()));
+    }
     // actions/checkout's default: the default branch, one commit deep.
     let seed = Repo::git();
     seed.write("README", "main\n");

@@ -497,7 +497,7 @@ fn a_two_hundred_kilobyte_summary_is_trimmed_and_says_so() {
     );
     assert!(summary.contains("**Cut here:**"), "says what was cut");
     assert!(
-        summary.contains("000 | unchanged | **human** |"),
+        summary.contains("000 | added | **human** |"),
         "{}",
         &summary[..2000]
     );

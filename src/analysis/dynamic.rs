@@ -1,19 +1,31 @@
 //! Code whose text is only known when it runs, read from tree-sitter's parse of shell, Python
 //! and JavaScript, in three degrees:
 //! - **dynamic code** (a reviewer looks): `eval`, `bash -c "$(…)"`/`sh -c "$X"`, `source <(…)`,
-//!   text piped into a shell or interpreter, a command name that is a variable (`$PY x`) or is
-//!   assembled from them (`$c$r`), Python `exec(`/`eval(`/`compile(` and JavaScript `eval(`,
-//!   `new Function(`, `vm.runIn…(` of anything but a literal. The `eval "$(ssh-agent -s)"` and
+//!   an interpreter's inline code that is not written out (`python3 -c "$X"`, `node -e
+//!   "$(cat f)"`, `perl -e`, `bash <<< "$X"`), text piped into a shell or interpreter, `xargs`
+//!   feeding its input to `sh -c`, a script named by a variable that is none of the skill's
+//!   files (`bash "$f"`), a command name that is a variable (`$PY x`) or is assembled from
+//!   them (`$c$r`), Python `exec(`/`eval(`/`compile(` and JavaScript `eval(`, `new Function(`,
+//!   `vm.runIn…(` of anything but a literal. A variable whose every assignment, default
+//!   (`${PYTHON:-python3}`), array (`cmd=(python3 -m x)`) or `for` list is fixed text is
+//!   read as those values; `$0` is the script itself. The `eval "$(ssh-agent -s)"` and
 //!   `eval "$(pyenv init -)"` idioms are dynamic code too, named as such. `exec "$@"` and
 //!   `exec node …` replace the shell with a fixed command and are not dynamic.
 //! - **obfuscation** (security-sensitive): code decoded or decompressed and then run
-//!   (`base64 -d | sh`, `bash -c "$(… | base64 -d)"`, `exec(zlib.decompress(…))`), a command
-//!   name split by quotes or escapes (`s""h`, `'b'ash`), or assembled from variables that hold
-//!   fixed text (`c=cu; r=rl; $c$r`): nothing but hiding does that.
+//!   (`base64 -d | sh`, `bash -c "$(… | base64 -d)"`, `bash <<EOF` with `$(… base64 -d)`,
+//!   `python3 -c "$(… base64 -d)"`, `exec(zlib.decompress(…))`, also through an alias
+//!   `e = exec`, `getattr(__builtins__, …)`, `(0, eval)`, `globalThis['ev'+'al']`, and decoded
+//!   text run as a command by `os.system`, `subprocess.*` or `execSync`), a command name
+//!   split by quotes or escapes (`s""h`, `'b'ash`, `b\ash`; not `Google\ Chrome`), or
+//!   assembled from variables that hold fixed text (`c=cu; r=rl; $c$r`): nothing but hiding
+//!   does that.
 //! - **remote code** (security-sensitive): a download piped into a shell when the downloader's
 //!   name was hidden (`$c$r … | sh`); the plain spellings are [`super::sensitive`]'s.
 //!
-//! Destructive commands ([`super::destructive`]) are read in the same pass.
+//! A heredoc fed to an interpreter (`python3 - <<EOF`) is read with that interpreter's
+//! grammar. Dynamic code in a test helper is the suite's own business, unless a file of the
+//! skill that is not a test runs it. Destructive commands ([`super::destructive`]) are read in
+//! the same pass.
 
 use std::collections::HashMap;
 
@@ -23,7 +35,7 @@ use tree_sitter::{Node, Parser};
 use super::Sources;
 use super::destructive;
 use super::scan::{Evidence, is_test_path};
-use super::shell::{self, Cmd, Script, Shape, Word};
+use super::shell::{self, Cmd, Input, Script, Shape, Word};
 use super::syntax::{self, Grammar, Unit, excerpt, line_of, nodes, text};
 
 /// How much a finding weighs.
@@ -78,15 +90,96 @@ const INTERPRETERS: &[&str] = &[
 
 const FETCHERS: &[&str] = &["curl", "wget", "fetch", "aria2c", "http", "nc", "ncat"];
 
+/// Heredocs inside heredocs are read this many levels deep.
+const MAX_HEREDOC_DEPTH: usize = 4;
+
+/// The file being read and the skill's files, to tell whether a script it runs is one of them.
+struct Context<'a> {
+    files: &'a [super::Source],
+    source: &'a super::Source,
+}
+
+/// The flag that makes an interpreter run its next word as code: `python3 -c`, `node -e`,
+/// `perl -ne`, `ruby -e`, `php -r`, `pwsh -Command`; shells' `-c` is [`dash_c`]'s.
+fn inline_code<'w>(program: &str, args: &'w [Word]) -> Option<&'w Word> {
+    let stem = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
+    let is_flag = |t: &str| -> bool {
+        let short =
+            |letters: &[char]| t.starts_with('-') && !t.starts_with("--") && t.contains(letters);
+        match stem {
+            "python" | "pypy" => short(&['c']),
+            "node" | "nodejs" | "bun" => {
+                matches!(t, "-e" | "--eval" | "-p" | "--print" | "-pe")
+            }
+            "deno" => t == "eval",
+            "perl" => short(&['e', 'E']),
+            "ruby" | "lua" => short(&['e']),
+            "php" => t == "-r",
+            "pwsh" | "powershell" => {
+                t.eq_ignore_ascii_case("-c")
+                    || t.eq_ignore_ascii_case("-command")
+                    || t.to_ascii_lowercase().starts_with("-e")
+            }
+            _ => false,
+        }
+    };
+    let at = args.iter().position(|a| is_flag(a.text()))?;
+    args.get(at + 1)
+}
+
+/// The grammar an interpreter reads its code with.
+fn grammar_of(program: &str) -> Option<Grammar> {
+    match super::runs::runs_as(program)? {
+        super::scan::Lang::Shell => Some(Grammar::Bash),
+        super::scan::Lang::Python => Some(Grammar::Python),
+        super::scan::Lang::JavaScript => Some(Grammar::JavaScript),
+        _ => None,
+    }
+}
+
+/// What a command runs, with its arguments: its program, or the fixed values of the variable
+/// it is named by (`$SED_INPLACE` set to `sed -i`, `$SUDO` to `sudo` or nothing), past
+/// wrappers. `None` when it is not known.
+fn programs<'c>(cmd: &'c Cmd, script: &Script) -> Option<Vec<(String, &'c [Word])>> {
+    if let Some(program) = cmd.program() {
+        return Some(vec![(program.to_owned(), &cmd.args[..])]);
+    }
+    let Shape::Variable(name) = &cmd.name.shape else {
+        return None;
+    };
+    let values = script.values_of(name)?;
+    let mut found = Vec::new();
+    for value in values {
+        let first = value.split_whitespace().next().unwrap_or_default();
+        let first = first.rsplit('/').next().unwrap_or(first);
+        let wrapper = matches!(
+            first,
+            "" | "sudo" | "doas" | "env" | "exec" | "nohup" | "command"
+        );
+        if wrapper {
+            // `$SUDO bash -c …`: the command after it.
+            let at = cmd.args.iter().position(|a| !a.text().starts_with('-'));
+            if let Some((next, at)) = at.and_then(|at| Some((cmd.args[at].value.as_deref()?, at))) {
+                let next = next.rsplit('/').next().unwrap_or(next);
+                found.push((next.to_owned(), &cmd.args[at + 1..]));
+            }
+        } else {
+            found.push((first.to_owned(), &cmd.args[..]));
+        }
+    }
+    Some(found)
+}
+
 /// Find the dynamic, obfuscated and destructive code of a skill.
 pub fn analyze(sources: &Sources) -> Dynamic {
     let mut found = Vec::new();
     let mut parser = Parser::new();
     for source in &sources.files {
-        let tests = is_test_path(&source.path);
+        // A suite's own helpers (a coverage tracer compiling the file it measures) are not
+        // what the skill runs, unless the skill runs them; hidden or destructive code is
+        // flagged wherever it is.
+        let tests = is_test_path(&source.path) && !source.run_by_skill;
         let mut push = |kind: Kind, line: u32, what: String| {
-            // A suite's own helpers (a coverage tracer compiling the file it measures) are
-            // not what the skill runs; hidden or destructive code is flagged wherever it is.
             if kind == Kind::Dynamic && tests {
                 return;
             }
@@ -98,11 +191,21 @@ pub fn analyze(sources: &Sources) -> Dynamic {
                 found.push(finding);
             }
         };
-        for unit in syntax::units(source) {
+        let context = Context {
+            files: &sources.files,
+            source,
+        };
+        // Heredocs fed to an interpreter are read with its grammar, a few levels deep.
+        let mut units: Vec<(Unit<'_>, usize)> =
+            syntax::units(source).into_iter().map(|u| (u, 0)).collect();
+        while let Some((unit, depth)) = units.pop() {
             match unit.grammar {
                 Grammar::Bash => {
                     let script = shell::read(&mut parser, &unit);
-                    in_shell(&script, &mut push);
+                    let bodies = in_shell(&script, &unit, &context, &mut push);
+                    if depth < MAX_HEREDOC_DEPTH {
+                        units.extend(bodies.into_iter().map(|b| (b, depth + 1)));
+                    }
                     for (line, what) in destructive::in_shell(&script) {
                         push(Kind::Destructive, line, what);
                     }
@@ -167,7 +270,7 @@ fn is_fetcher(cmd: &Cmd, script: &Script) -> Option<String> {
 }
 
 /// Whether an interpreter given `args` runs its standard input: no script, no `-c`/`-m`/`-e`.
-fn reads_stdin(args: &[Word]) -> bool {
+pub(super) fn reads_stdin(args: &[Word]) -> bool {
     for arg in args {
         let t = arg.text();
         if t == "--" || t == "-" || t == "/dev/stdin" {
@@ -194,7 +297,15 @@ fn dash_c(args: &[Word]) -> Option<&Word> {
     args[at + 1..].iter().find(|a| !a.text().starts_with('-'))
 }
 
-fn in_shell(script: &Script, push: &mut impl FnMut(Kind, u32, String)) {
+/// The findings of one unit of shell; returns the heredoc bodies it feeds to interpreters,
+/// to be read in their language.
+fn in_shell<'u>(
+    script: &Script,
+    unit: &Unit<'u>,
+    context: &Context<'_>,
+    push: &mut impl FnMut(Kind, u32, String),
+) -> Vec<Unit<'u>> {
+    let mut bodies = Vec::new();
     for cmd in &script.commands {
         let line = cmd.line;
         // The command name.
@@ -208,6 +319,9 @@ fn in_shell(script: &Script, push: &mut impl FnMut(Kind, u32, String)) {
                     cmd.name.text()
                 ),
             ),
+            // `$PYTHON` set to `python3` or `${PYTHON:-python3}`, `$tool` over a fixed list,
+            // `"${cmd[@]}"`, `"$0"`: what it runs is written here.
+            Shape::Variable(name) if script.values_of(name).is_some() => {}
             Shape::Variable(_) => push(
                 Kind::Dynamic,
                 line,
@@ -249,46 +363,214 @@ fn in_shell(script: &Script, push: &mut impl FnMut(Kind, u32, String)) {
             }
             Shape::Plain | Shape::Arguments | Shape::Path => {}
         }
-        let Some(program) = cmd.program() else {
-            continue;
-        };
-        // Code from a substitution: `eval "$(…)"`, `bash -c "$(…)"`, `source <(…)`.
-        let code_word: Option<(&Word, &str)> = match program {
-            "eval" => cmd.args.first().map(|w| (w, "eval")),
-            "source" | "." => cmd.args.first().filter(|w| w.process).map(|w| (w, program)),
-            p if SHELLS.contains(&p) => dash_c(&cmd.args)
-                .map(|w| (w, "-c"))
-                .or_else(|| cmd.args.iter().find(|w| w.process).map(|w| (w, "<(…)"))),
-            p if INTERPRETERS.contains(&p) => {
-                cmd.args.iter().find(|w| w.process).map(|w| (w, "<(…)"))
-            }
-            _ => None,
-        };
-        if let Some((word, how)) = code_word {
-            code_from(script, cmd, program, word, how, push);
-        }
-        // Text piped into a shell or an interpreter.
-        let stdin_code = INTERPRETERS.contains(&program) && reads_stdin(&cmd.args)
-            || (matches!(program, "source" | ".")
-                && cmd.args.first().is_some_and(|a| a.text() == "/dev/stdin"));
-        if stdin_code && !cmd.upstream.is_empty() {
-            let upstream: Vec<&Cmd> = cmd.upstream.iter().map(|&i| &script.commands[i]).collect();
-            if let Some(decoder) = upstream.iter().find(|c| is_decoder(c)) {
-                push(
-                    Kind::Obfuscated,
-                    line,
-                    format!(
-                        "decoded code run: {} | {program}",
-                        decoder.program().unwrap_or_default()
-                    ),
-                );
-            } else if let Some(fetcher) = upstream.iter().find_map(|c| is_fetcher(c, script)) {
-                push(Kind::RemoteCode, line, format!("{fetcher} | {program}"));
-            } else {
-                push(Kind::Dynamic, line, format!("code piped into {program}"));
-            }
+        for (program, args) in programs(cmd, script).unwrap_or_default() {
+            in_command(
+                script,
+                cmd,
+                &program,
+                args,
+                unit,
+                context,
+                push,
+                &mut bodies,
+            );
         }
     }
+    bodies
+}
+
+/// What one command runs as code, `program` and `args` being what it runs.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one command's context, read in one place"
+)]
+fn in_command<'u>(
+    script: &Script,
+    cmd: &Cmd,
+    program: &str,
+    args: &[Word],
+    unit: &Unit<'u>,
+    context: &Context<'_>,
+    push: &mut impl FnMut(Kind, u32, String),
+    bodies: &mut Vec<Unit<'u>>,
+) {
+    let line = cmd.line;
+    let interpreter = INTERPRETERS.contains(&program)
+        || INTERPRETERS
+            .contains(&program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.'));
+    let xargs = xargs_replace(cmd);
+    // Code from a substitution: `eval "$(…)"`, `bash -c "$(…)"`, `source <(…)`,
+    // `python3 -c "$(…)"`, `perl -e "$X"`.
+    let word = if SHELLS.contains(&program) {
+        dash_c(args)
+    } else if interpreter {
+        inline_code(program, args)
+    } else {
+        None
+    };
+    let inline: Option<(&Word, &str)> = word.map(|w| {
+        let at = args.iter().position(|a| std::ptr::eq(a, w)).unwrap_or(0);
+        let flag = at.checked_sub(1).map_or("-c", |i| args[i].text());
+        (w, flag)
+    });
+    let code_word: Option<(&Word, &str)> = match program {
+        "eval" => args.first().map(|w| (w, "eval")),
+        "source" | "." => args.first().filter(|w| w.process).map(|w| (w, program)),
+        _ if interpreter => inline.or_else(|| args.iter().find(|w| w.process).map(|w| (w, "<(…)"))),
+        _ => None,
+    };
+    // `… | xargs -0 bash -c`, `xargs -I{} sh -c {}`: the pipe's text is the code.
+    if let Some(replace) = &xargs
+        && interpreter
+    {
+        let has_flag = if SHELLS.contains(&program) {
+            args.iter().any(|a| {
+                let t = a.text();
+                t.starts_with('-') && !t.starts_with("--") && t.contains('c')
+            })
+        } else {
+            inline.is_some()
+        };
+        let from_input = match inline {
+            None => has_flag,
+            Some(word) => replace.as_deref().is_some_and(|r| word.0.raw.contains(r)),
+        };
+        if from_input {
+            push(
+                Kind::Dynamic,
+                line,
+                format!(
+                    "xargs runs its input as code: {}",
+                    excerpt(&script_text(cmd, unit), QUOTED)
+                ),
+            );
+            return;
+        }
+    }
+    if let Some((word, how)) = code_word {
+        code_from(script, cmd, program, word, how, push);
+    }
+    let stdin = interpreter && reads_stdin(args) && xargs.is_none();
+    // `bash <<< "$(…)"`, `python3 - <<EOF … EOF`.
+    if stdin && let Some(input) = &cmd.input {
+        match input {
+            Input::HereString(word) => code_from(script, cmd, program, word, "<<<", push),
+            Input::Here { body, first_line } => {
+                if let Some(decoder) = script.inside(body).find(|c| is_decoder(c)) {
+                    push(
+                        Kind::Obfuscated,
+                        line,
+                        format!(
+                            "decoded code run: {program} <<EOF with $(… {} …)",
+                            decoder.program().unwrap_or_default()
+                        ),
+                    );
+                }
+                if let (Some(grammar), Some(text)) =
+                    (grammar_of(program), unit.text.get(body.start..body.end))
+                {
+                    bodies.push(Unit {
+                        grammar,
+                        text,
+                        first_line: *first_line,
+                    });
+                }
+            }
+            Input::File(_) => {}
+        }
+    }
+    // Text piped into a shell or an interpreter.
+    let stdin_code = stdin
+        || (matches!(program, "source" | ".")
+            && args.first().is_some_and(|a| a.text() == "/dev/stdin"));
+    if stdin_code && !cmd.upstream.is_empty() && cmd.input.is_none() {
+        let upstream: Vec<&Cmd> = cmd.upstream.iter().map(|&i| &script.commands[i]).collect();
+        if let Some(decoder) = upstream.iter().find(|c| is_decoder(c)) {
+            push(
+                Kind::Obfuscated,
+                line,
+                format!(
+                    "decoded code run: {} | {program}",
+                    decoder.program().unwrap_or_default()
+                ),
+            );
+        } else if let Some(fetcher) = upstream.iter().find_map(|c| is_fetcher(c, script)) {
+            push(Kind::RemoteCode, line, format!("{fetcher} | {program}"));
+        } else {
+            push(Kind::Dynamic, line, format!("code piped into {program}"));
+        }
+    }
+    // `bash "$f"`: a script whose name is known only when it runs, and is none of the skill's.
+    if interpreter
+        && inline.is_none()
+        && let Some(word) = super::runs::script_word(args)
+        && !word.process
+        && word.value.is_none()
+        && !word.text().starts_with('-')
+        && !runs_a_skill_file(word, script, context)
+    {
+        push(
+            Kind::Dynamic,
+            line,
+            format!(
+                "{program} {}: runs a file the gate could not find",
+                excerpt(&word.raw, QUOTED)
+            ),
+        );
+    }
+}
+
+/// Whether a script word not written as fixed text names a file of the skill: a path whose
+/// fixed end is one, or a variable whose every value is.
+fn runs_a_skill_file(word: &Word, script: &Script, context: &Context<'_>) -> bool {
+    let found = |path: &str| super::runs::find(context.files, context.source, path).is_some();
+    if let Some(path) = super::runs::file_argument(std::slice::from_ref(word))
+        && found(&path)
+    {
+        return true;
+    }
+    match &word.shape {
+        Shape::Variable(name) => script
+            .values_of(name)
+            .is_some_and(|values| values.iter().all(|v| found(v))),
+        _ => false,
+    }
+}
+
+/// The command as written, for evidence.
+fn script_text(cmd: &Cmd, unit: &Unit<'_>) -> String {
+    unit.text
+        .get(cmd.start..cmd.end)
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// When `xargs` runs the command: `Some(Some("{}"))` with `-I{}` (its replace string),
+/// `Some(None)` without.
+fn xargs_replace(cmd: &Cmd) -> Option<Option<String>> {
+    let at = cmd.wrappers.iter().position(|w| {
+        let t = w.text();
+        t.rsplit('/').next() == Some("xargs")
+    })?;
+    let options = &cmd.wrappers[at + 1..];
+    for (i, option) in options.iter().enumerate() {
+        let t = option.text();
+        if t == "-I" || t == "--replace" || t == "-i" {
+            let value = if t == "-I" {
+                options.get(i + 1).map(|w| w.text().to_owned())
+            } else {
+                Some("{}".to_owned())
+            };
+            return Some(value);
+        }
+        if let Some(value) = t
+            .strip_prefix("-I")
+            .or_else(|| t.strip_prefix("--replace="))
+        {
+            return Some(Some(value.to_owned()));
+        }
+    }
+    Some(None)
 }
 
 /// `eval "$(…)"`, `bash -c "$X"`, `source <(…)`: what the word holds decides how it weighs.
@@ -301,10 +583,11 @@ fn code_from(
     push: &mut impl FnMut(Kind, u32, String),
 ) {
     let inside: Vec<&Cmd> = script.inside(word).collect();
-    let shown = match how {
-        "-c" => format!("{program} -c {}", excerpt(&word.raw, QUOTED)),
-        "<(…)" => format!("{program} {}", excerpt(&word.raw, QUOTED)),
-        _ => format!("{program} {}", excerpt(&word.raw, QUOTED)),
+    // `bash -c "$X"`, `node -e "$X"`, `bash <<< "$X"`; `eval "$X"`, `bash <(…)`.
+    let shown = if how.starts_with('-') || how == "<<<" || how == "eval" && program != "eval" {
+        format!("{program} {how} {}", excerpt(&word.raw, QUOTED))
+    } else {
+        format!("{program} {}", excerpt(&word.raw, QUOTED))
     };
     if let Some(decoder) = inside.iter().find(|c| is_decoder(c)) {
         push(
@@ -374,6 +657,7 @@ fn in_python(root: Node<'_>, unit: &Unit<'_>, push: &mut impl FnMut(Kind, u32, S
     let src = unit.text;
     // name = value, for `code = zlib.decompress(…); exec(code)`.
     let mut decoded_names: HashMap<&str, String> = HashMap::new();
+    let mut aliases: Vec<&str> = Vec::new();
     for node in nodes(root) {
         if node.kind() == "assignment"
             && let (Some(left), Some(right)) = (
@@ -381,9 +665,14 @@ fn in_python(root: Node<'_>, unit: &Unit<'_>, push: &mut impl FnMut(Kind, u32, S
                 node.child_by_field_name("right"),
             )
             && left.kind() == "identifier"
-            && let Some(decoder) = python_decoder(right, src)
         {
-            decoded_names.insert(text(left, src), decoder);
+            if let Some(decoder) = python_decoder(right, src) {
+                decoded_names.insert(text(left, src), decoder);
+            }
+            // `e = exec`: the name runs code too.
+            if python_runs_code(right, src) {
+                aliases.push(text(left, src));
+            }
         }
     }
     for node in nodes(root) {
@@ -394,18 +683,50 @@ fn in_python(root: Node<'_>, unit: &Unit<'_>, push: &mut impl FnMut(Kind, u32, S
             continue;
         };
         let name = text(function, src);
-        let builtin =
-            function.kind() == "identifier" && matches!(name, "exec" | "eval" | "compile");
-        let via_builtins = matches!(name, "builtins.exec" | "builtins.eval");
-        if !(builtin || via_builtins) {
-            continue;
-        }
+        let aliased = function.kind() == "identifier" && aliases.contains(&name);
         let Some(first) = node
             .child_by_field_name("arguments")
             .and_then(|args| args.named_child(0))
         else {
             continue;
         };
+        if let Some(what) = destructive::python_rmtree(name, text(first, src)) {
+            push(
+                Kind::Destructive,
+                line_of(node, unit),
+                format!("{} ({what})", excerpt(text(node, src), QUOTED)),
+            );
+            continue;
+        }
+        if !(aliased || python_runs_code(function, src)) {
+            // `os.system(b64decode(…).decode())`, `subprocess.run(…, shell=True)`: decoded
+            // text run as a command is hidden all the same.
+            let last = name.rsplit('.').next().unwrap_or(name);
+            let spawns = (name.starts_with("os.") || name.starts_with("subprocess."))
+                && matches!(
+                    last,
+                    "system"
+                        | "popen"
+                        | "run"
+                        | "call"
+                        | "Popen"
+                        | "check_output"
+                        | "check_call"
+                        | "getoutput"
+                        | "getstatusoutput"
+                );
+            if spawns && let Some(decoder) = python_decoder(first, src) {
+                push(
+                    Kind::Obfuscated,
+                    line_of(node, unit),
+                    format!(
+                        "decoded command run: {} ({decoder})",
+                        excerpt(text(node, src), QUOTED)
+                    ),
+                );
+            }
+            continue;
+        }
         if python_literal(first) {
             continue;
         }
@@ -423,6 +744,40 @@ fn in_python(root: Node<'_>, unit: &Unit<'_>, push: &mut impl FnMut(Kind, u32, S
             ),
             None => push(Kind::Dynamic, line_of(node, unit), shown),
         }
+    }
+}
+
+/// Whether an expression is Python's `exec`/`eval`/`compile`: by name, through `builtins`
+/// (`builtins.exec`, `__import__('builtins').exec`, `__builtins__.eval`), or looked up by a
+/// name built at run time (`getattr(__builtins__, 'ex' + 'ec')`).
+fn python_runs_code(node: Node<'_>, src: &str) -> bool {
+    let name = text(node, src);
+    match node.kind() {
+        "identifier" => matches!(name, "exec" | "eval" | "compile"),
+        "attribute" => {
+            let object = node
+                .child_by_field_name("object")
+                .map(|o| text(o, src))
+                .unwrap_or_default();
+            let attribute = node
+                .child_by_field_name("attribute")
+                .map(|a| text(a, src))
+                .unwrap_or_default();
+            object.contains("builtins") && matches!(attribute, "exec" | "eval" | "compile")
+        }
+        "call" => {
+            let function = node
+                .child_by_field_name("function")
+                .map(|f| text(f, src))
+                .unwrap_or_default();
+            let first = node
+                .child_by_field_name("arguments")
+                .and_then(|a| a.named_child(0))
+                .map(|a| text(a, src))
+                .unwrap_or_default();
+            function == "getattr" && first.contains("builtins")
+        }
+        _ => false,
     }
 }
 
@@ -475,15 +830,21 @@ const JS_DECODERS: &[&str] = &[
 fn in_javascript(root: Node<'_>, unit: &Unit<'_>, push: &mut impl FnMut(Kind, u32, String)) {
     let src = unit.text;
     let mut decoded_names: HashMap<&str, String> = HashMap::new();
+    let mut aliases: Vec<&str> = Vec::new();
     for node in nodes(root) {
         if node.kind() == "variable_declarator"
             && let (Some(name), Some(value)) = (
                 node.child_by_field_name("name"),
                 node.child_by_field_name("value"),
             )
-            && let Some(decoder) = js_decoder(value, src)
         {
-            decoded_names.insert(text(name, src), decoder);
+            if let Some(decoder) = js_decoder(value, src) {
+                decoded_names.insert(text(name, src), decoder);
+            }
+            // `const e = eval`.
+            if value.kind() == "identifier" && text(value, src) == "eval" {
+                aliases.push(text(name, src));
+            }
         }
     }
     for node in nodes(root) {
@@ -496,8 +857,25 @@ fn in_javascript(root: Node<'_>, unit: &Unit<'_>, push: &mut impl FnMut(Kind, u3
             continue;
         };
         let name = text(callee, src);
+        let global = |object: &str| matches!(object, "globalThis" | "window" | "global" | "self");
         let runs_code = match callee.kind() {
-            "identifier" => name == "eval" && !constructed || name == "Function",
+            "identifier" => {
+                (name == "eval" || aliases.contains(&name)) && !constructed || name == "Function"
+            }
+            // `(0, eval)(…)`: an indirect eval.
+            "parenthesized_expression" => name.trim_end_matches(')').trim_end().ends_with("eval"),
+            // `globalThis['ev' + 'al'](…)`: a global looked up by a name built at run time.
+            "subscript_expression" => {
+                let object = callee
+                    .child_by_field_name("object")
+                    .map(|o| text(o, src))
+                    .unwrap_or_default();
+                let index = callee.child_by_field_name("index");
+                global(object)
+                    && index.is_some_and(|i| {
+                        !js_literal(i) || matches!(text(i, src), "'eval'" | "\"eval\"")
+                    })
+            }
             "member_expression" => {
                 let property = callee
                     .child_by_field_name("property")
@@ -515,12 +893,28 @@ fn in_javascript(root: Node<'_>, unit: &Unit<'_>, push: &mut impl FnMut(Kind, u3
             }
             _ => false,
         };
-        if !runs_code {
-            continue;
-        }
         let Some(args) = node.child_by_field_name("arguments") else {
             continue;
         };
+        if !runs_code {
+            // `execSync(Buffer.from(p, 'base64').toString())`: a decoded shell command.
+            let last = name.rsplit('.').next().unwrap_or(name);
+            let spawns = matches!(
+                last,
+                "exec" | "execSync" | "spawn" | "spawnSync" | "execFile" | "execFileSync"
+            );
+            if spawns && let Some(decoder) = args.named_child(0).and_then(|a| js_decoder(a, src)) {
+                push(
+                    Kind::Obfuscated,
+                    line_of(node, unit),
+                    format!(
+                        "decoded command run: {} ({decoder})",
+                        excerpt(text(node, src), QUOTED)
+                    ),
+                );
+            }
+            continue;
+        }
         let mut cursor = args.walk();
         let args: Vec<Node<'_>> = args.named_children(&mut cursor).collect();
         if args.iter().all(|a| js_literal(*a)) {

@@ -1,17 +1,20 @@
-//! Files the skill's code runs, read as the language that runs them whatever their name:
-//! `bash assets/notes.txt`, `source lib/env`, `. x`, `python3 data.txt`, `node payload.dat` in a
-//! script, a `SKILL.md` fence or a `package.json` script make that file a shell, Python or
-//! JavaScript file for every signal. A payload cannot hide behind an extension.
+//! Files the skill's code runs, read as the language that runs them as well as their own:
+//! `bash assets/notes.txt`, `sh < assets/notes.txt`, `source lib/env`, `. x`, `python3
+//! data.txt`, `node payload.dat` in a script, a `SKILL.md` fence or a `package.json` script
+//! make that file a shell, Python or JavaScript file for every signal, besides what its name
+//! says. A payload cannot hide behind an extension, nor behind a decoy line that runs it in
+//! another language. A file run by a file of the skill that is not a test is marked so, and
+//! is not exempt as a test helper.
 
 use tree_sitter::Parser;
 
-use super::scan::{Lang, code_lines, commands_of};
-use super::shell::{self, Shape, Word};
+use super::scan::{Lang, code_lines, commands_of, is_test_path};
+use super::shell::{self, Input, Shape, Word};
 use super::syntax::{self, Grammar};
 use super::{Source, Sources};
 
 /// The language a program runs its file argument as.
-fn runs_as(program: &str) -> Option<Lang> {
+pub(super) fn runs_as(program: &str) -> Option<Lang> {
     if matches!(program, "." | "source") {
         return Some(Lang::Shell);
     }
@@ -24,33 +27,43 @@ fn runs_as(program: &str) -> Option<Lang> {
     })
 }
 
-/// Mark every file another file runs with the language it is run as (a file run by a file
-/// that is run counts too). Each file is read once, and once more if it gets marked.
+/// Add to every file another file runs the language it is run as (a file run by a file that
+/// is run counts too), besides its own: a file run as two languages is read as both, and as
+/// what its name says. Each file is read once, and once more each time it gains a language
+/// (at most three).
 pub fn mark(sources: &mut Sources) {
     let mut parser = Parser::new();
     let mut pending: Vec<usize> = (0..sources.files.len()).rev().collect();
     while let Some(i) = pending.pop() {
-        for (target, lang) in run_targets(&mut parser, &sources.files[i]) {
-            if let Some(j) = find(&sources.files, &sources.files[i], &target)
-                && j != i
-                && sources.files[j].run_as.is_none()
-                && language_of(&sources.files[j]) != Some(lang)
-            {
-                sources.files[j].run_as = Some(lang);
+        let runner = &sources.files[i];
+        let by_skill = runner.run_by_skill || !is_test_path(&runner.path);
+        for (target, lang) in run_targets(&mut parser, runner) {
+            let Some(j) = find(&sources.files, &sources.files[i], &target) else {
+                continue;
+            };
+            if j == i {
+                continue;
+            }
+            let file = &mut sources.files[j];
+            let mut changed = false;
+            if !file.run_as.contains(&lang) && own_language(file) != Some(lang) {
+                file.run_as.push(lang);
+                changed = true;
+            }
+            if by_skill && !file.run_by_skill {
+                file.run_by_skill = true;
+                changed = true;
+            }
+            if changed {
                 pending.push(j);
             }
         }
     }
 }
 
-/// The language a file is read as today.
-fn language_of(source: &Source) -> Option<Lang> {
-    use super::complexity::Language;
-    Language::detect(source).map(|l| match l {
-        Language::Bash => Lang::Shell,
-        Language::Python => Lang::Python,
-        _ => Lang::JavaScript,
-    })
+/// The language a file's own name or shebang gives it.
+fn own_language(source: &Source) -> Option<Lang> {
+    super::complexity::Language::own(source).map(|l| l.family())
 }
 
 /// `(path as written, language)` of each file `source` runs.
@@ -62,9 +75,20 @@ fn run_targets(parser: &mut Parser, source: &Source) -> Vec<(String, Lang)> {
         }
         let script = shell::read(parser, &unit);
         for cmd in &script.commands {
-            if let Some(program) = cmd.program()
-                && let Some(lang) = runs_as(program)
-                && let Some(file) = file_argument(&cmd.args)
+            let Some(program) = cmd.program() else {
+                continue;
+            };
+            let Some(lang) = runs_as(program) else {
+                continue;
+            };
+            if let Some(file) = file_argument(&cmd.args) {
+                found.push((file, lang));
+            }
+            // `sh < assets/notes.txt`: the file is the script.
+            if let Some(Input::File(word)) = &cmd.input
+                && !matches!(program, "." | "source")
+                && super::dynamic::reads_stdin(&cmd.args)
+                && let Some(file) = path_of(word)
             {
                 found.push((file, lang));
             }
@@ -90,7 +114,12 @@ fn run_targets(parser: &mut Parser, source: &Source) -> Vec<(String, Lang)> {
 
 /// The script an interpreter is given: its first operand, unless `-c`/`-m`/`-e` says the code
 /// is inline. The fixed end of a path under a variable (`"$DIR/../assets/x.txt"`) is kept.
-fn file_argument(args: &[Word]) -> Option<String> {
+pub(super) fn file_argument(args: &[Word]) -> Option<String> {
+    script_word(args).and_then(path_of)
+}
+
+/// The word an interpreter is given as its script, if any (see [`file_argument`]).
+pub(super) fn script_word(args: &[Word]) -> Option<&Word> {
     for arg in args {
         let t = arg.text();
         if t.starts_with('-') {
@@ -101,21 +130,26 @@ fn file_argument(args: &[Word]) -> Option<String> {
             }
             continue;
         }
-        return match &arg.shape {
-            Shape::Plain | Shape::Split => Some(t.to_owned()),
-            Shape::Path | Shape::Substitution => {
-                let tail = arg.template.rsplit(['}', ')']).next().unwrap_or_default();
-                (tail.len() > 1).then(|| tail.to_owned())
-            }
-            _ => None,
-        };
+        return Some(arg);
     }
     None
 }
 
+/// The file a word names: its text when fixed, else the fixed end of a path under a variable.
+fn path_of(word: &Word) -> Option<String> {
+    match &word.shape {
+        Shape::Plain | Shape::Split => Some(word.text().to_owned()),
+        Shape::Path | Shape::Substitution => {
+            let tail = word.template.rsplit(['}', ')']).next().unwrap_or_default();
+            (tail.len() > 1).then(|| tail.to_owned())
+        }
+        _ => None,
+    }
+}
+
 /// The file of the skill `path` names, written in `from`: relative to the skill, to `from`'s
 /// directory, or else the one file whose path ends with it.
-fn find(files: &[Source], from: &Source, path: &str) -> Option<usize> {
+pub(super) fn find(files: &[Source], from: &Source, path: &str) -> Option<usize> {
     let clean = |p: &str| -> Option<String> {
         let mut parts: Vec<&str> = Vec::new();
         for part in p.split('/') {
@@ -164,7 +198,7 @@ mod tests {
         sources
             .files
             .iter()
-            .filter_map(|f| f.run_as.map(|l| (f.path.clone(), l)))
+            .flat_map(|f| f.run_as.iter().map(|l| (f.path.clone(), *l)))
             .collect()
     }
 
@@ -195,6 +229,34 @@ mod tests {
                 ("x.dat".to_owned(), Lang::JavaScript),
             ]
         );
+    }
+
+    #[test]
+    fn a_file_run_as_two_languages_is_both_and_its_own() {
+        let got = marked(&[
+            (
+                "main.sh",
+                "python3 scripts/run.sh --help\nbash scripts/run.sh\nnode scripts/run.sh\n",
+            ),
+            ("scripts/run.sh", "rm -rf ~\n"),
+        ]);
+        assert_eq!(
+            got,
+            vec![
+                ("scripts/run.sh".to_owned(), Lang::Python),
+                ("scripts/run.sh".to_owned(), Lang::JavaScript),
+            ]
+        );
+        let mut sources =
+            Sources::from_texts(&[("main.sh", "python3 run.sh\n"), ("run.sh", "rm -rf ~\n")]);
+        mark(&mut sources);
+        let grammars: Vec<_> = syntax::units(&sources.files[1])
+            .iter()
+            .map(|u| u.grammar)
+            .collect();
+        assert_eq!(grammars, vec![Grammar::Bash, Grammar::Python]);
+        let langs: Vec<Lang> = code_lines(&sources.files[1]).map(|l| l.lang).collect();
+        assert_eq!(langs, vec![Lang::Shell, Lang::Python]);
     }
 
     #[test]

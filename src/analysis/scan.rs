@@ -145,9 +145,6 @@ fn comments_of(lang: Lang) -> Comments {
 fn kind_of(source: &Source) -> Kind {
     let name = base_name(&source.path);
     let lower = name.to_ascii_lowercase();
-    if let Some(lang) = source.run_as {
-        return Kind::Code(lang, comments_of(lang));
-    }
     if is_skill_file(&source.path) {
         return Kind::SkillMarkdown;
     }
@@ -254,12 +251,33 @@ fn fence_lang(info: &str) -> Option<(Lang, bool)> {
     Some((lang, false))
 }
 
-/// The code lines of one file, in order.
+/// The code lines of one file, in order: read as its own kind, then again as each language
+/// another file runs it as ([`Source::run_as`]), so a line can come once per language.
 pub fn code_lines(source: &Source) -> CodeLines<'_> {
+    let own = kind_of(source);
+    let own_lang = match own {
+        Kind::Code(lang, _) => Some(lang),
+        _ => None,
+    };
+    let mut lines = own_code_lines(source);
+    lines.more = source
+        .run_as
+        .iter()
+        .rev()
+        .copied()
+        .filter(|lang| Some(*lang) != own_lang)
+        .collect();
+    lines
+}
+
+/// The code lines of one file read as its own kind only (extension, name, shebang).
+pub fn own_code_lines(source: &Source) -> CodeLines<'_> {
     CodeLines {
+        text: &source.text,
         lines: source.text.lines(),
         number: 0,
         kind: kind_of(source),
+        more: Vec::new(),
         yaml: matches!(source.extension().as_str(), "yaml" | "yml"),
         in_block: false,
         fence: None,
@@ -283,9 +301,12 @@ struct Fence {
 /// Iterator over [`CodeLine`]s; see [`code_lines`].
 #[derive(Debug, Clone)]
 pub struct CodeLines<'a> {
+    text: &'a str,
     lines: std::str::Lines<'a>,
     number: u32,
     kind: Kind,
+    /// The languages left to read the whole text as, last first.
+    more: Vec<Lang>,
     yaml: bool,
     in_block: bool,
     fence: Option<Fence>,
@@ -302,10 +323,17 @@ impl<'a> Iterator for CodeLines<'a> {
 
     fn next(&mut self) -> Option<CodeLine<'a>> {
         loop {
-            let raw = self.lines.next()?;
+            let raw = match self.lines.next() {
+                Some(raw) if self.kind != Kind::Skip => raw,
+                _ => {
+                    let lang = self.more.pop()?;
+                    self.read_again_as(lang);
+                    continue;
+                }
+            };
             self.number = self.number.saturating_add(1);
             let found = match self.kind {
-                Kind::Skip => return None,
+                Kind::Skip => continue,
                 Kind::Code(lang, comments) => self.code(raw, lang, comments),
                 Kind::SkillMarkdown => self.markdown(raw),
             };
@@ -323,6 +351,20 @@ impl<'a> Iterator for CodeLines<'a> {
 }
 
 impl<'a> CodeLines<'a> {
+    /// Start over at the first line, every line code in `lang` (a file run as it).
+    fn read_again_as(&mut self, lang: Lang) {
+        self.lines = self.text.lines();
+        self.number = 0;
+        self.kind = Kind::Code(lang, comments_of(lang));
+        self.yaml = false;
+        self.in_block = false;
+        self.fence = None;
+        self.frontmatter = false;
+        self.yaml_shell = None;
+        self.package_json = false;
+        self.in_scripts = false;
+    }
+
     fn code(&mut self, raw: &'a str, lang: Lang, comments: Comments) -> Option<(&'a str, Lang)> {
         let text = self.without_comments(raw, comments)?;
         if self.yaml {

@@ -35,11 +35,14 @@ pub struct Word {
     /// The text the shell sees, when no expansion decides it.
     pub value: Option<String>,
     pub shape: Shape,
-    /// With expansions written `${NAME}` (and `${NAME:?}` when guarded), substitutions `$(…)`:
-    /// `"$HOME"/*` → `${HOME}/*`.
+    /// With expansions written `${NAME}` whatever their operator, `${NAME:?}` when guarded and
+    /// `${NAME:-}` when a default with fixed text stands in for an empty value, substitutions
+    /// `$(…)`: `"$HOME"/*` → `${HOME}/*`, `"${OUT:-out}"/` → `${OUT:-}/`.
     pub template: String,
     /// A process substitution `<(…)`.
     pub process: bool,
+    /// The variables it expands.
+    pub variables: Vec<String>,
     /// Byte range in the unit.
     pub start: usize,
     pub end: usize,
@@ -50,6 +53,27 @@ impl Word {
     pub fn text(&self) -> &str {
         self.value.as_deref().unwrap_or(&self.raw)
     }
+
+    /// Whether `name` is the only variable it expands, with no other text around it.
+    fn variables_only(&self, name: &str) -> bool {
+        self.variables.iter().all(|v| v == name)
+            && !self.template.is_empty()
+            && self.template.starts_with("${")
+            && self.template.ends_with('}')
+            && !self.template[2..].contains("${")
+    }
+}
+
+/// What a command reads on its standard input, when a redirect of its own says.
+#[derive(Debug, Clone)]
+pub enum Input {
+    /// `< file`.
+    File(Word),
+    /// `<<EOF … EOF`: the body as a word (its substitutions are commands of the script), and
+    /// the 1-based line of the file it starts on.
+    Here { body: Word, first_line: u32 },
+    /// `<<< word`.
+    HereString(Word),
 }
 
 /// One simple command.
@@ -60,6 +84,10 @@ pub struct Cmd {
     /// The program, after wrappers (`sudo`, `env`, `exec`, `nohup`, `timeout`, …).
     pub name: Word,
     pub args: Vec<Word>,
+    /// The wrappers before the program, with their options: `xargs -I{}` of `xargs -I{} sh -c`.
+    pub wrappers: Vec<Word>,
+    /// Its standard input, from a redirect (`sh < notes.txt`, `python3 - <<EOF`).
+    pub input: Option<Input>,
     /// The commands of the earlier stages of its pipeline: it reads their output.
     pub upstream: Vec<usize>,
     pub start: usize,
@@ -80,12 +108,21 @@ impl Cmd {
 #[derive(Debug, Default)]
 pub struct Script {
     pub commands: Vec<Cmd>,
+    /// The defaults `${X:-v}`/`${X:=v}` give each variable, when all are fixed text.
+    defaults: HashMap<String, Option<Vec<String>>>,
     /// Each variable assigned, with its value when every assignment sets the same fixed text.
     pub assigned: HashMap<String, Option<String>>,
     /// Assigned from a command substitution (`dir=$(mktemp -d)`).
     pub substituted: Vec<String>,
     /// Variables some test or `${X:?}` checks: an empty value is caught.
     pub checked: Vec<String>,
+    /// Every value each variable can hold, when all are fixed text: its assignments (an array's
+    /// first element), `for` lists of fixed words and the defaults of `${X:-v}`/`${X:=v}` (what
+    /// the environment sets instead is the user's own choice). `None` when one is not fixed.
+    pub values: HashMap<String, Option<Vec<String>>>,
+    /// Variables every assignment of which holds fixed text besides `/` (`"$ROOT/build"`,
+    /// `"${1:-./out}"`), or that a `for` over fixed words sets: never empty, never `/`.
+    pub non_empty: HashMap<String, bool>,
 }
 
 impl Script {
@@ -103,6 +140,66 @@ impl Script {
             .map(|n| self.assigned.get(n).cloned().flatten())
             .collect()
     }
+
+    /// The values `name` can hold, when every one is fixed text written here (see
+    /// [`Script::values`]); `$0` is the script itself.
+    pub fn values_of(&self, name: &str) -> Option<Vec<String>> {
+        if name == "0" {
+            return Some(vec!["$0 (the script itself)".to_owned()]);
+        }
+        let mut all = self.values.get(name).cloned().unwrap_or(Some(Vec::new()))?;
+        if let Some(Some(defaults)) = self.defaults.get(name) {
+            all.extend(defaults.iter().cloned());
+        }
+        all.dedup();
+        (!all.is_empty()).then_some(all)
+    }
+
+    fn add_value(&mut self, name: &str, value: Option<String>) {
+        let entry = self
+            .values
+            .entry(name.to_owned())
+            .or_insert_with(|| Some(Vec::new()));
+        match (entry.as_mut(), value) {
+            (Some(values), Some(value)) => {
+                if !values.contains(&value) {
+                    values.push(value);
+                }
+            }
+            _ => *entry = None,
+        }
+    }
+
+    fn add_non_empty(&mut self, name: &str, non_empty: bool) {
+        let entry = self.non_empty.entry(name.to_owned()).or_insert(true);
+        *entry &= non_empty;
+    }
+}
+
+/// Fixed text besides `/` in a template, or a default with some: the word is never empty and
+/// never `/`.
+fn has_fixed_text(template: &str) -> bool {
+    let mut rest = template;
+    let mut fixed = String::new();
+    while let Some(at) = rest.find(['$', '<']) {
+        fixed.push_str(&rest[..at]);
+        let after = &rest[at..];
+        let end = if after.starts_with("${") {
+            let end = after.find('}').map_or(after.len(), |e| e + 1);
+            // `${X:-out}`: a default with fixed text stands in for an empty X.
+            if after[..end].ends_with(":-}") {
+                fixed.push('x');
+            }
+            end
+        } else if after.starts_with("$(…)") || after.starts_with("<(…)") {
+            "$(…)".len()
+        } else {
+            1
+        };
+        rest = &after[end..];
+    }
+    fixed.push_str(rest);
+    fixed.chars().any(|c| c != '/' && !c.is_whitespace())
 }
 
 /// Wrappers that run the command after them, and their options that take a value.
@@ -138,7 +235,8 @@ pub fn read(parser: &mut tree_sitter::Parser, unit: &Unit<'_>) -> Script {
     for node in syntax::nodes(tree.root_node()) {
         match node.kind() {
             "command" => {
-                if let Some(cmd) = command(node, src, unit) {
+                if let Some(mut cmd) = command(node, src, unit) {
+                    cmd.input = input(node, src, unit);
                     script.commands.push(cmd);
                 }
             }
@@ -156,6 +254,10 @@ pub fn read(parser: &mut tree_sitter::Parser, unit: &Unit<'_>) -> Script {
                     node.child_by_field_name("value"),
                 ) {
                     let name = text(name, src).to_owned();
+                    let append = text(node, src)
+                        .get(name.len()..)
+                        .is_some_and(|t| t.starts_with("+="));
+                    assignment_values(&mut script, &name, value, append, src);
                     let word = word(value, src);
                     if word.shape == Shape::Substitution {
                         script.substituted.push(name.clone());
@@ -190,6 +292,40 @@ pub fn read(parser: &mut tree_sitter::Parser, unit: &Unit<'_>) -> Script {
                 {
                     script.checked.push(name);
                 }
+                if let Some(name) = variable_name(node, src)
+                    && let Some((op, default)) = operator(body)
+                    && matches!(op, ":-" | ":=" | "-" | "=")
+                {
+                    let fixed = fixed_text(default);
+                    let entry = script
+                        .defaults
+                        .entry(name)
+                        .or_insert_with(|| Some(Vec::new()));
+                    match (entry.as_mut(), fixed) {
+                        (Some(all), Some(value)) => all.push(value),
+                        _ => *entry = None,
+                    }
+                }
+            }
+            "for_statement" => {
+                // `for d in build dist .cache`: d holds each word, and nothing else.
+                if let Some(variable) = node.child_by_field_name("variable") {
+                    let name = text(variable, src).to_owned();
+                    let mut cursor = node.walk();
+                    let words: Vec<Word> = node
+                        .children_by_field_name("value", &mut cursor)
+                        .map(|v| word(v, src))
+                        .collect();
+                    let glob = |w: &Word| w.text().contains(['*', '?', '[']);
+                    if words.is_empty() || words.iter().any(|w| w.value.is_none() || glob(w)) {
+                        script.add_value(&name, None);
+                        script.add_non_empty(&name, false);
+                    }
+                    for w in &words {
+                        script.add_value(&name, w.value.clone().filter(|_| !glob(w)));
+                        script.add_non_empty(&name, has_fixed_text(&w.template));
+                    }
+                }
             }
             _ => {}
         }
@@ -212,7 +348,7 @@ pub fn read(parser: &mut tree_sitter::Parser, unit: &Unit<'_>) -> Script {
     script
 }
 
-/// The variable an expansion names (`$X`, `${X:-y}`).
+/// The variable an expansion names (`$X`, `${X:-y}`, `${X[@]}`).
 fn variable_name(node: Node<'_>, src: &str) -> Option<String> {
     if !matches!(node.kind(), "simple_expansion" | "expansion") {
         return None;
@@ -220,8 +356,136 @@ fn variable_name(node: Node<'_>, src: &str) -> Option<String> {
     let mut cursor = node.walk();
     let name = node
         .named_children(&mut cursor)
-        .find(|n| matches!(n.kind(), "variable_name" | "special_variable_name"))?;
+        .find_map(|n| match n.kind() {
+            "variable_name" | "special_variable_name" => Some(n),
+            "subscript" => n.child_by_field_name("name"),
+            _ => None,
+        })?;
     Some(text(name, src).to_owned())
+}
+
+/// The operator of `${X<op>word}` and its word: `${X:-out}` → `(":-", "out")`.
+fn operator(body: &str) -> Option<(&str, &str)> {
+    let inner = body.strip_prefix("${")?.strip_suffix('}')?;
+    let name_end = inner
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(inner.len());
+    let rest = &inner[name_end..];
+    [":-", ":=", ":?", ":+", "-", "=", "?", "+"]
+        .into_iter()
+        .find_map(|op| rest.strip_prefix(op).map(|word| (op, word)))
+}
+
+/// The text of a default written without expansions: `out`, `"./out"`, `'x'`.
+fn fixed_text(word: &str) -> Option<String> {
+    if word.contains(['$', '`', '\\']) {
+        return None;
+    }
+    let unquoted = word.trim_matches(|c| c == '"' || c == '\'');
+    Some(unquoted.to_owned())
+}
+
+/// The values one assignment gives `name` (see [`Script::values`]).
+fn assignment_values(script: &mut Script, name: &str, value: Node<'_>, append: bool, src: &str) {
+    if value.kind() == "array" {
+        let mut cursor = value.walk();
+        let items: Vec<Word> = value
+            .named_children(&mut cursor)
+            .map(|n| word(n, src))
+            .collect();
+        // `cmd+=(--flag)` keeps the program `cmd=(python3 -m x)` set.
+        if append
+            && script
+                .values
+                .get(name)
+                .is_some_and(|v| v.as_ref().is_some_and(|v| !v.contains(&String::new())))
+        {
+            return;
+        }
+        let first = match items.first() {
+            Some(first) => first.value.clone(),
+            None => Some(String::new()),
+        };
+        script.add_value(name, first);
+        script.add_non_empty(name, items.iter().any(|w| has_fixed_text(&w.template)));
+        return;
+    }
+    let w = word(value, src);
+    // `PYTHON="${PYTHON:-python3}"`: the default is the value, unless the environment says.
+    let own_default = value.kind() == "string" || value.kind() == "expansion";
+    let self_default = own_default
+        && syntax::nodes(value)
+            .any(|n| n.kind() == "expansion" && variable_name(n, src).as_deref() == Some(name))
+        && w.variables_only(name);
+    if !self_default {
+        script.add_value(name, w.value.clone());
+    }
+    script.add_non_empty(name, has_fixed_text(&w.template));
+}
+
+/// The command's standard input, from a redirect on it (`sh < x`, `<<EOF`, `<<< "$x"`).
+fn input(node: Node<'_>, src: &str, unit: &Unit<'_>) -> Option<Input> {
+    let mut redirects: Vec<Node<'_>> = Vec::new();
+    let mut cursor = node.walk();
+    redirects.extend(node.children_by_field_name("redirect", &mut cursor));
+    if let Some(parent) = node.parent()
+        && parent.kind() == "redirected_statement"
+        && parent
+            .child_by_field_name("body")
+            .is_some_and(|b| b.id() == node.id())
+    {
+        let mut cursor = parent.walk();
+        redirects.extend(parent.children_by_field_name("redirect", &mut cursor));
+    }
+    redirects
+        .into_iter()
+        .find_map(|redirect| match redirect.kind() {
+            "herestring_redirect" => redirect
+                .named_child(0)
+                .map(|w| Input::HereString(word(w, src))),
+            "heredoc_redirect" => {
+                let mut cursor = redirect.walk();
+                let body = redirect
+                    .named_children(&mut cursor)
+                    .find(|n| n.kind() == "heredoc_body")?;
+                let mut inner = body.walk();
+                let substituted = body
+                    .named_children(&mut inner)
+                    .any(|n| n.kind() == "command_substitution");
+                Some(Input::Here {
+                    body: Word {
+                        raw: text(body, src).to_owned(),
+                        value: (!substituted).then(|| text(body, src).to_owned()),
+                        shape: if substituted {
+                            Shape::Substitution
+                        } else {
+                            Shape::Plain
+                        },
+                        template: String::new(),
+                        process: false,
+                        start: body.start_byte(),
+                        end: body.end_byte(),
+                        variables: Vec::new(),
+                    },
+                    first_line: syntax::line_of(body, unit),
+                })
+            }
+            "file_redirect" => {
+                let descriptor = redirect
+                    .child_by_field_name("descriptor")
+                    .map(|d| text(d, src));
+                let destination = redirect.child_by_field_name("destination")?;
+                let operator = text(redirect, src)
+                    .trim_start_matches(|c: char| c.is_ascii_digit())
+                    .trim_start();
+                let reads = operator.starts_with('<')
+                    && !operator.starts_with("<&")
+                    && !operator.starts_with("<>")
+                    && descriptor.is_none_or(|d| d == "0");
+                reads.then(|| Input::File(word(destination, src)))
+            }
+            _ => None,
+        })
 }
 
 fn command(node: Node<'_>, src: &str, unit: &Unit<'_>) -> Option<Cmd> {
@@ -278,6 +542,8 @@ fn command(node: Node<'_>, src: &str, unit: &Unit<'_>) -> Option<Cmd> {
         line: syntax::line_of(node, unit),
         name,
         args: rest,
+        wrappers: words,
+        input: None,
         upstream: Vec::new(),
         start: node.start_byte(),
         end: node.end_byte(),
@@ -289,6 +555,7 @@ fn word(node: Node<'_>, src: &str) -> Word {
     let raw = text(node, src).to_owned();
     let mut parts = Parts::default();
     parts.add(node, src, true);
+    parts.split |= parts.quotes_split_letters();
     // `"$(dirname "$0")/run.sh"` is a path; `"$(…)"` and `<(…)` are what a command prints.
     let path = parts.template.contains('/') && !parts.process;
     let shape = if parts.substitution && !path {
@@ -318,6 +585,7 @@ fn word(node: Node<'_>, src: &str) -> Word {
         shape,
         template: parts.template,
         process: parts.process,
+        variables: parts.variables,
         start: node.start_byte(),
         end: node.end_byte(),
     }
@@ -336,9 +604,29 @@ struct Parts {
     split: bool,
     /// A piece whose text cannot be told (`$'…'` with escapes, arithmetic).
     unknown: bool,
+    /// Where in `value` a quote opens or closes inside the word.
+    boundaries: Vec<usize>,
 }
 
 impl Parts {
+    /// A quote opens or closes here, inside a word.
+    fn quote_boundary(&mut self, whole: bool) {
+        if !whole {
+            self.boundaries.push(self.value.len());
+        }
+    }
+
+    /// Quotes split letters (`s""h`, `'b'ash`, `"cu"rl`): a quote between two letters or digits.
+    /// `"$DIR"/run.sh` and `--name="x"` put theirs beside other characters.
+    fn quotes_split_letters(&self) -> bool {
+        let bytes = self.value.as_bytes();
+        self.boundaries.iter().any(|&at| {
+            at > 0
+                && bytes.get(at - 1).is_some_and(u8::is_ascii_alphanumeric)
+                && bytes.get(at).is_some_and(u8::is_ascii_alphanumeric)
+        })
+    }
+
     fn add(&mut self, node: Node<'_>, src: &str, whole: bool) {
         let raw = text(node, src);
         match node.kind() {
@@ -349,9 +637,14 @@ impl Parts {
                     raw.trim()
                 };
                 let unescaped = unescape(raw);
-                // `\rm` bypasses an alias: an escape first is a known idiom, one inside is not.
+                // `\rm` bypasses an alias: an escape first is a known idiom. One inside before a
+                // letter or digit (`b\ash`) splits the word; `Google\ Chrome` escapes a space.
                 let body = raw.trim_start_matches(|c: char| c == '\\' || c.is_whitespace());
-                if body.contains('\\') {
+                if body
+                    .split('\\')
+                    .skip(1)
+                    .any(|after| after.starts_with(|c: char| c.is_ascii_alphanumeric()))
+                {
                     self.split = true;
                 }
                 self.value.push_str(&unescaped);
@@ -359,8 +652,9 @@ impl Parts {
             }
             "raw_string" => {
                 let inner = raw.get(1..raw.len().saturating_sub(1)).unwrap_or_default();
-                self.split |= !whole;
+                self.quote_boundary(whole);
                 self.value.push_str(inner);
+                self.quote_boundary(whole);
                 self.template.push_str(inner);
             }
             "ansi_c_string" => {
@@ -375,14 +669,11 @@ impl Parts {
             "string" | "translated_string" => {
                 let mut cursor = node.walk();
                 let children: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
-                self.split |= !whole;
-                // `""` inside a word: nothing but a split.
-                if children.is_empty() {
-                    self.split = true;
-                }
+                self.quote_boundary(whole);
                 for child in children {
                     self.add(child, src, false);
                 }
+                self.quote_boundary(whole);
             }
             "concatenation" => {
                 let mut cursor = node.walk();
@@ -395,9 +686,13 @@ impl Parts {
                 if matches!(name.as_str(), "@" | "*") {
                     self.arguments = true;
                 } else {
-                    let guarded = node.kind() == "expansion" && raw.contains('?');
-                    self.template
-                        .push_str(&format!("${{{name}{}}}", if guarded { ":?" } else { "" }));
+                    let op = operator(raw);
+                    let mark = match op {
+                        Some((":?" | "?", _)) => ":?",
+                        Some((":-" | ":=", default)) if has_fixed_text(default) => ":-",
+                        _ => "",
+                    };
+                    self.template.push_str(&format!("${{{name}{mark}}}"));
                     self.variables.push(name);
                 }
             }

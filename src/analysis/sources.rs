@@ -30,9 +30,13 @@ pub struct Source {
     pub path: String,
     /// The text, with invalid UTF-8 replaced by U+FFFD.
     pub text: String,
-    /// The language another file of the skill runs it as (`bash assets/notes.txt`), which
-    /// wins over its name: see [`super::runs`].
-    pub run_as: Option<super::scan::Lang>,
+    /// The languages other files of the skill run it as (`bash assets/notes.txt`), besides
+    /// its own: it is read as each of them and as its own (see [`super::runs`]), so a decoy
+    /// `python3 run.sh` beside `bash run.sh` hides nothing.
+    pub run_as: Vec<super::scan::Lang>,
+    /// Run or sourced by a file of the skill that is not a test (`bash fixtures/setup.sh` in
+    /// `SKILL.md`): what it does is what the skill does, wherever it lives.
+    pub run_by_skill: bool,
 }
 
 impl Source {
@@ -40,7 +44,8 @@ impl Source {
         Self {
             path: path.to_owned(),
             text: text.to_owned(),
-            run_as: None,
+            run_as: Vec::new(),
+            run_by_skill: false,
         }
     }
 
@@ -110,7 +115,8 @@ impl Sources {
             sources.files.push(Source {
                 path: rel.clone(),
                 text: String::from_utf8_lossy(&bytes).into_owned(),
-                run_as: None,
+                run_as: Vec::new(),
+                run_by_skill: false,
             });
         }
         super::runs::mark(&mut sources);

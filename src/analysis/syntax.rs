@@ -9,7 +9,7 @@ use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree};
 
 use super::Source;
 use super::complexity::{Language, PARSE_TIME_LIMIT};
-use super::scan::{Lang, code_lines};
+use super::scan::{CodeLine, Lang, own_code_lines};
 
 /// A grammar the signals read code with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,38 +46,44 @@ pub struct Unit<'a> {
 }
 
 /// The code of `source` tree-sitter can read: the whole file when it is a script in a parsed
-/// language (by extension, shebang, or because another file runs it as one), else each code
-/// line in such a language on its own.
+/// language (by extension or shebang), else each code line in such a language on its own; and
+/// the whole file once more in each language another file runs it as. Each unit is read on its
+/// own: a parse that fails in one language keeps what the others find.
 pub fn units(source: &Source) -> Vec<Unit<'_>> {
-    if let Some(language) = Language::detect(source) {
-        let grammar = match language {
+    let whole = |language: Language| Unit {
+        grammar: match language {
             Language::Bash => Grammar::Bash,
             Language::Python => Grammar::Python,
             Language::JavaScript => Grammar::JavaScript,
             Language::TypeScript => Grammar::TypeScript,
             Language::Tsx => Grammar::Tsx,
-        };
-        return vec![Unit {
-            grammar,
-            text: &source.text,
-            first_line: 1,
-        }];
-    }
-    code_lines(source)
-        .filter_map(|line| {
-            let grammar = match line.lang {
-                Lang::Shell => Grammar::Bash,
-                Lang::Python => Grammar::Python,
-                Lang::JavaScript => Grammar::JavaScript,
-                _ => return None,
-            };
-            Some(Unit {
-                grammar,
-                text: strip_instruction(line.text, line.lang),
-                first_line: line.number,
-            })
-        })
-        .collect()
+        },
+        text: &source.text,
+        first_line: 1,
+    };
+    let mut units: Vec<Unit<'_>> = match Language::own(source) {
+        Some(_) => Vec::new(),
+        None => own_code_lines(source)
+            .filter_map(|line| line_unit(&line))
+            .collect(),
+    };
+    units.extend(Language::all(source).into_iter().map(whole));
+    units
+}
+
+/// A code line in a parsed language, as a unit of its own.
+fn line_unit<'a>(line: &CodeLine<'a>) -> Option<Unit<'a>> {
+    let grammar = match line.lang {
+        Lang::Shell => Grammar::Bash,
+        Lang::Python => Grammar::Python,
+        Lang::JavaScript => Grammar::JavaScript,
+        _ => return None,
+    };
+    Some(Unit {
+        grammar,
+        text: strip_instruction(line.text, line.lang),
+        first_line: line.number,
+    })
 }
 
 /// A Dockerfile's `RUN`/`CMD`/`ENTRYPOINT` is not part of the command it runs.

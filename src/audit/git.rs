@@ -61,9 +61,10 @@ impl GitBranch {
     }
 
     /// Read the remote's URL and its credentials from the checkout, once per process: call it
-    /// before suites run (the first operation on the branch does it otherwise). The checkout's
-    /// config is read then and never again; `url.*.insteadOf` and the extra header
-    /// actions/checkout persisted (also from a file its config includes) apply as they are now.
+    /// before suites run (the first operation on the branch does it otherwise; after a suite
+    /// has run, that is an error). The checkout's config, and the user's, are read then and
+    /// never again; `url.*.insteadOf` and the extra header actions/checkout persisted (also
+    /// from a file its config includes) apply as they are now.
     pub fn pin(&self) -> Result<(), GitAuditError> {
         self.origin().map(|_| ())
     }
@@ -78,8 +79,21 @@ impl GitBranch {
         {
             return Ok(origin.clone());
         }
+        // After a suite, `.git/config` and `~/.gitconfig` may be a suite's: its `insteadOf`
+        // would send the pinned header wherever it likes.
+        if crate::runner::suites_started() {
+            return Err(self.fail(
+                &["ls-remote", "--get-url", "--", &self.remote],
+                format!(
+                    "the remote `{}` was not read before suites ran, and cannot be trusted now",
+                    self.remote
+                ),
+            ));
+        }
+        // Before any suite: the checkout's git as the runner left it, with the global config
+        // (`safe.directory` for a container job, `insteadOf`, an included credentials file).
         let ask = |args: &[&str]| -> Result<Option<String>, GitAuditError> {
-            let out = crate::git::hardened()
+            let out = crate::git::checkout()
                 .arg("-C")
                 .arg(&self.dir)
                 .args(args)
@@ -184,7 +198,8 @@ impl GitBranch {
     }
 
     /// An empty bare repository for one operation, removed when dropped: no hooks, no config
-    /// but git's defaults.
+    /// but git's defaults. Ours, so the [hardened](crate::git::hardened) `git` needs no
+    /// `safe.directory` in it.
     fn scratch(&self) -> Result<tempfile::TempDir, GitAuditError> {
         let dir = tempfile::Builder::new()
             .prefix("skillgate-git-")
@@ -343,7 +358,8 @@ impl GitBranch {
         // A shallow checkout (actions/checkout's default) takes the head only, as its own
         // fetches do: taking every version of the database would make git rebuild and hash
         // each one. The count of commits squashed is then unknown.
-        let shallow = crate::git::hardened()
+        // `audit compact` runs no suite: the checkout's own git answers.
+        let shallow = crate::git::checkout()
             .arg("-C")
             .arg(&self.dir)
             .args(["rev-parse", "--is-shallow-repository"])
@@ -436,4 +452,60 @@ fn is_rejection(stderr: &str) -> bool {
     ]
     .iter()
     .any(|needle| stderr.contains(needle))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .output()
+            .expect("git");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    #[test]
+    fn a_remote_first_read_after_a_suite_ran_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        git(dir.path(), &["init", "-q"]);
+        git(
+            dir.path(),
+            &["remote", "add", "late", "https://example.invalid/o/r.git"],
+        );
+        let branch = |remote: &str| GitBranch {
+            dir: dir.path().to_path_buf(),
+            remote: remote.to_owned(),
+            name: "skillgate/audit".to_owned(),
+            path: ".skillgate/skills.db".to_owned(),
+        };
+        // Pinned before suites (other tests in this process may have run suites already).
+        PINNED
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push((
+                dir.path().to_path_buf(),
+                "early".to_owned(),
+                Origin {
+                    url: "https://example.invalid/o/e.git".to_owned(),
+                    header: None,
+                },
+            ));
+        crate::runner::mark_suites_started();
+        // Pinned before: still known. Never read before: `.git/config` may be a suite's now.
+        branch("early").pin().expect("pinned before suites");
+        let err = branch("late").pin().expect_err("read after a suite");
+        assert!(
+            err.to_string()
+                .contains("the remote `late` was not read before suites ran"),
+            "{err}"
+        );
+    }
 }

@@ -348,6 +348,18 @@ impl Trail {
         large_file_warning(self.branch(), self.committed?)
     }
 
+    /// A warning when the chain on the branch was already broken when this run read it: the
+    /// run's rows are added after it, and `audit verify` names what broke.
+    pub fn chain_warning(&self) -> Option<String> {
+        self.baseline.first_break().map(|(id, kind)| {
+            format!(
+                "audit branch {}: the chain was already broken at row {id} ({}) when this run read it; run `skillgate audit verify` on the branch's database to see what changed",
+                self.branch(),
+                kind.trim_matches('"')
+            )
+        })
+    }
+
     /// Read the branch's head and its database into [`Trail::path`] (none: a fresh file).
     fn reread(&mut self) -> Result<(), Error> {
         let path = self.path();

@@ -98,6 +98,8 @@ pub const PR_TOKEN_WARNING: &str = "this pull_request job runs the pull request'
 
 /// `progress` hears of each suite as it starts and ends.
 pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Error> {
+    // The `git` to run, found before any suite could plant another on PATH.
+    crate::git::resolve_git_early();
     let started_at = now();
     let repo = open_repo(&args.repo)?;
     if let Some(out) = &args.out {
@@ -126,6 +128,27 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
     if plan.write {
         crate::audit::pin(&config.audit, &repo)?;
     }
+    // The trail as it is now, read and checked before minutes of suites are spent (a database
+    // that is not skillgate's, a broken template, a branch that cannot be read stop the run
+    // here); it is read again once they end, and that copy is the one recorded into.
+    let branch_trail = {
+        let (trail, db_path) =
+            super::publish::open_trail(plan.write, &config, &session, &repo, args.db.as_deref())?;
+        Store::open(&db_path)?.category_templates()?;
+        trail.is_some()
+    };
+    // In a pull request's job without the audit branch, the database in the checkout is the
+    // pull request's: category templates are its base's copy's, read before any suite runs.
+    let base_templates = match session.pull().filter(|_| !branch_trail) {
+        Some(pull) => Some(base_templates(
+            &repo,
+            &config,
+            &session,
+            &pull.base_sha,
+            args.db.as_deref(),
+        )?),
+        None => None,
+    };
 
     let mut prepared: Vec<Prepared> = scope
         .changes
@@ -208,11 +231,9 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
         super::publish::open_trail(plan.write, &config, &session, &repo, args.db.as_deref())?;
     let mut store = Store::open(&db_path)?;
     // Category templates sit between the defaults and the config; a broken one stops the run.
-    // In a pull request's job without the audit branch, the database in the checkout is the
-    // pull request's: its templates are the base's copy's, never its own.
-    let templates = match (&trail, session.pull()) {
-        (None, Some(pull)) => base_templates(&repo, &config, &pull.base_sha, args.db.as_deref())?,
-        _ => store.category_templates()?,
+    let templates = match base_templates {
+        Some(templates) => templates,
+        None => store.category_templates()?,
     };
 
     let finished_at = now();
@@ -316,7 +337,8 @@ pub(crate) fn config_at_base(
     let from_git = git
         .as_ref()
         .filter(|_| have_base)
-        .map(|g| g.read_file_at(base, &rel).ok().flatten());
+        .map(|g| g.read_file_at(base, &rel))
+        .transpose()?;
     let text = match from_git {
         Some(text) => text,
         None => match github::session::FileSource::new(session) {
@@ -359,40 +381,63 @@ pub(crate) fn config_at_base(
 
 /// The category templates of the audit database as it is at the pull request's base: the
 /// checkout's copy is the pull request's to change. An explicit `--db` is the user's own.
-fn base_templates(
+pub(crate) fn base_templates(
     repo: &Path,
     config: &Config,
+    session: &Session,
     base: &str,
     db: Option<&Path>,
 ) -> Result<Vec<CategoryTemplate>, Error> {
     if let Some(db) = db {
         return Ok(Store::open(db)?.category_templates()?);
     }
-    let Ok(git) = Git::open(repo) else {
-        return Ok(Vec::new());
+    let git = Git::open(repo).ok();
+    let prefix = match &git {
+        Some(git) => repo_prefix(git, repo)?,
+        None => String::new(),
     };
-    let prefix = repo_prefix(&git, repo)?;
     let rel = config.audit.db.replace('\\', "/");
-    let spec = if prefix.is_empty() {
-        format!("{base}:{rel}")
+    let path = if prefix.is_empty() {
+        rel
     } else {
-        format!("{base}:{prefix}/{rel}")
+        format!("{prefix}/{rel}")
     };
-    let out = super::recompute::quiet_git(git.toplevel())
-        .args(["cat-file", "blob", &spec])
-        .output()
-        .map_err(|err| Error::io("run git in", git.toplevel(), err))?;
-    // Not at the base (or no base here): the defaults and the config's own categories.
-    if !out.status.success() || out.stdout.is_empty() {
+    let unreadable = |why: String| {
+        Error::usage(
+            format!(
+                "the audit database {path} at the pull request's base {} cannot be read ({why}), and its category templates are the policy",
+                short(base)
+            ),
+            Some(
+                "check out with history (actions/checkout with `fetch-depth: 0`), or pass --db FILE",
+            ),
+        )
+    };
+    // From git when the base is here (or can be fetched), else through the API. Not at the
+    // base: the defaults and the config's own categories. There but unreadable: the run stops
+    // (a looser policy is never the fallback).
+    let local = git
+        .as_ref()
+        .filter(|g| g.resolve(base).is_ok() || g.fetch_commit(base).is_ok());
+    let bytes = match (local, github::session::FileSource::new(session)) {
+        (Some(git), _) => git.read_bytes_at(base, &path)?,
+        (None, Some(api)) => api.read_bytes_checked(&path, base).map_err(unreadable)?,
+        (None, None) => {
+            return Err(unreadable(
+                "the base is not in the checkout and there is no token to ask the API".to_owned(),
+            ));
+        }
+    };
+    let Some(bytes) = bytes else {
         return Ok(Vec::new());
-    }
+    };
     let dir = tempfile::Builder::new()
         .prefix("skillgate-base-db-")
         .tempdir()
         .map_err(|err| Error::io("create a directory in", std::env::temp_dir(), err))?;
-    let path = dir.path().join("skills.db");
-    std::fs::write(&path, &out.stdout).map_err(|err| Error::io("write", &path, err))?;
-    let templates = Store::open(&path)?.category_templates()?;
+    let copy = dir.path().join("skills.db");
+    std::fs::write(&copy, &bytes).map_err(|err| Error::io("write", &copy, err))?;
+    let templates = Store::open(&copy)?.category_templates()?;
     Ok(templates)
 }
 
@@ -673,7 +718,12 @@ pub(crate) fn repo_prefix(git: &Git, repo: &Path) -> Result<String, Error> {
 }
 
 pub(crate) fn short(sha: &str) -> &str {
-    sha.get(..12).unwrap_or(sha)
+    // At most 12 bytes, cut on a character: a document's "sha" may be anything.
+    let end = (0..=sha.len().min(12))
+        .rev()
+        .find(|&i| sha.is_char_boundary(i))
+        .unwrap_or(0);
+    &sha[..end]
 }
 
 pub(crate) fn strip<'p>(path: &'p str, prefix: &str) -> Option<&'p str> {

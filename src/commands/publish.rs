@@ -153,15 +153,11 @@ fn publish_to_github(
         let Some((pull, head)) = resolved else {
             return Ok(None);
         };
-        // A fork's job made this document, and a fork controls its own job: its verdict is a
-        // claim. It never passes the check by itself.
-        let untrusted = stage == Stage::Publish && pull.as_ref().is_some_and(|p| p.is_fork());
         let target = Target {
             repo,
             pull: pull.as_ref(),
             head_sha: &head,
             details_url: session.details_url(),
-            untrusted,
         };
         Ok(Some(
             gh::publish(client, &target, run, &config.routing, notes.clone()).await?,
@@ -274,6 +270,7 @@ pub fn commit_trail(
                 )
             })
             .into_iter()
+            .chain(trail.chain_warning())
             .chain(trail.size_warning())
             .collect()),
         Err(err @ Error::Audit(audit::AuditError::Exhausted { .. })) => Err(err),
@@ -364,11 +361,12 @@ async fn publish_target(
 }
 
 fn short(sha: &str) -> &str {
-    sha.get(..12).unwrap_or(sha)
+    super::check::short(sha)
 }
 
 /// `skillgate publish --results FILE…`.
 pub fn run(args: &PublishArgs) -> Result<Outcome, Error> {
+    crate::git::resolve_git_early();
     let repo = super::check::open_repo(&args.repo)?;
     let session = Session::from_env(args.github.token.as_ref().map(Token::expose))?;
     let mut warnings = Vec::new();
@@ -448,50 +446,72 @@ pub fn run(args: &PublishArgs) -> Result<Outcome, Error> {
                 record = false;
             }
         }
-    }
-    let (mut trail, db_path) = open_trail(
-        plan.write && record,
-        &config,
-        &session,
-        &repo,
-        args.db.as_deref(),
-    )?;
-    let store = Store::open(&db_path)?;
-    // A document that does not match the pull request is neither posted nor recorded: it is
-    // shown as it came, with the note saying why.
-    let run = if record {
-        let Some(head) = head else {
-            return Err(Error::usage(
-                "the results document names no commit: publish reads the skills' files at the commit it tested",
-                Some("make the document with `skillgate check` in a git checkout"),
-            ));
-        };
-        let templates = store.category_templates()?;
-        let revisions = super::recompute::Revisions {
-            head: &head,
-            pull_base: pull_base.as_deref(),
-            fork,
-            unknown_change: fork && !has_pull,
-        };
-        let mut run =
-            super::recompute::recompute(&document, &repo, &config, &templates, &store, &revisions)?;
-        if let Some(repo_id) = session.repo.as_ref().filter(|_| plan.write) {
-            run.run.repository = repo_id.full();
+        // A fork's run with no pull request: what it changed is the fork's word alone (its
+        // document names the base). There is nothing to publish it for.
+        if record && fork && !has_pull {
+            plan.notes.push(
+                "nothing was posted to GitHub: the workflow run ran a fork's code and its results name no pull request".to_owned(),
+            );
+            plan.write = false;
+            record = false;
         }
-        run
-    } else {
-        document
+    }
+    if !record {
+        // No verdict: the notes say why, and nothing of the document is shown as one.
+        if let Some(path) = &session.step_summary {
+            let text: String = plan
+                .notes
+                .iter()
+                .map(|note| format!("> {}\n\n", render::markdown_text(note)))
+                .collect();
+            outputs::append_summary(path, &text).map_err(|err| Error::io("write", path, err))?;
+        }
+        warnings.extend(plan.warnings);
+        warnings.extend(plan.notes);
+        return Ok(Outcome {
+            stdout: String::new(),
+            warnings,
+            exit_code: crate::exit_codes::OK,
+        });
+    }
+    let Some(head) = head else {
+        return Err(Error::usage(
+            "the results document names no commit: publish reads the skills' files at the commit it tested",
+            Some("make the document with `skillgate check` in a git checkout"),
+        ));
     };
+    let (mut trail, db_path) =
+        open_trail(plan.write, &config, &session, &repo, args.db.as_deref())?;
+    let mut store = Store::open(&db_path)?;
+    // In a pull request's own job without the audit branch, the database in the checkout is
+    // the pull request's: its templates are the base's copy's.
+    let templates = match (&trail, session.pull()) {
+        (None, Some(pull)) => super::check::base_templates(
+            &repo,
+            &config,
+            &session,
+            &pull.base_sha,
+            args.db.as_deref(),
+        )?,
+        _ => store.category_templates()?,
+    };
+    let revisions = super::recompute::Revisions {
+        head: &head,
+        pull_base: pull_base.as_deref().filter(|_| has_pull),
+        fork,
+    };
+    let mut run =
+        super::recompute::recompute(&document, &repo, &config, &templates, &store, &revisions)?;
+    if let Some(repo_id) = session.repo.as_ref().filter(|_| plan.write) {
+        run.run.repository = repo_id.full();
+    }
     let mut recorded = Ok(());
-    if record {
-        let mut store = store;
-        let stats = record_run(&mut store, &run, trail.is_some(), &repo, &config)?;
-        drop(store);
-        if let Some(trail) = &mut trail {
-            match commit_trail(trail, &run, stats.inserted > 0, &repo, &config) {
-                Ok(line) => warnings.extend(line),
-                Err(err) => recorded = Err(err),
-            }
+    let stats = record_run(&mut store, &run, trail.is_some(), &repo, &config)?;
+    drop(store);
+    if let Some(trail) = &mut trail {
+        match commit_trail(trail, &run, stats.inserted > 0, &repo, &config) {
+            Ok(line) => warnings.extend(line),
+            Err(err) => recorded = Err(err),
         }
     }
     // Once delivered, a re-run whose waiting skills were all approved keeps the check passed,
@@ -576,6 +596,8 @@ pub fn merge(paths: &[PathBuf]) -> Result<GateRun, Error> {
                 same(&merged.run.pull_request, &run.run.pull_request),
             ),
             ("head commit", same(&merged.run.head, &run.run.head)),
+            ("base commit", same(&merged.run.base, &run.run.base)),
+            ("scope", same(&merged.run.scope, &run.run.scope)),
             (
                 "pull request head",
                 same(&merged.run.pull_request_head, &run.run.pull_request_head),

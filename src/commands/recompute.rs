@@ -30,9 +30,6 @@ pub struct Revisions<'a> {
     pub pull_base: Option<&'a str>,
     /// Whether the pull request comes from a fork.
     pub fork: bool,
-    /// A fork's run that names no pull request: what it changed is unknown, so every skill's
-    /// results count as self-reported.
-    pub unknown_change: bool,
 }
 
 /// The head's files, written out of git into a directory of their own: read, never run.
@@ -65,10 +62,20 @@ pub fn recompute(
     let head = have_commit(&git, revisions.head, "head")?;
     let base = match (revisions.pull_base, &document.run.base) {
         // What the pull request changed: from where its branch left the base, as GitHub's
-        // "Files changed" shows it, whatever the base branch did since.
+        // "Files changed" shows it, whatever the base branch did since. The document's scope
+        // and base are its own word and change nothing here.
         (Some(pull_base), _) => {
             let pull_base = have_commit(&git, pull_base, "base")?;
-            Some(merge_base(&git, &pull_base, &head).unwrap_or(pull_base))
+            Some(merge_base(&git, &pull_base, &head).ok_or_else(|| {
+                Error::usage(
+                    format!(
+                        "cannot tell where the pull request's branch ({}) left its base ({}): the checkout lacks their shared history",
+                        check::short(&head),
+                        check::short(&pull_base)
+                    ),
+                    Some("check out with history in the publishing job (actions/checkout with `fetch-depth: 0`)"),
+                )
+            })?)
         }
         // No pull request (a push): the document's own base, as the job that made it compared.
         (None, Some(base)) => Some(have_commit(&git, base, "base")?),
@@ -84,7 +91,7 @@ pub fn recompute(
     let found = layout
         .find_skills(&root)
         .map_err(|err| Error::io("search for skills in", &root, err))?;
-    let all = document.run.scope == "all" || base.is_none();
+    let all = revisions.pull_base.is_none() && (document.run.scope == "all" || base.is_none());
     let changes: Vec<SkillChange> = match (&base, all) {
         (Some(base), false) => {
             let files: Vec<_> = git
@@ -233,8 +240,7 @@ fn evidence(
         .cloned()
         .map(redacted)
         .collect();
-    let changed = revisions.unknown_change
-        || !matches!(p.change.kind, ChangeKind::Unchanged | ChangeKind::Deleted);
+    let changed = !matches!(p.change.kind, ChangeKind::Unchanged | ChangeKind::Deleted);
     if changed && trust == SelfReported::Escalate {
         evidence.self_reported = Some(format!(
             "test results self-reported by the job that ran the pull request's code{}: an expert confirms them",
@@ -309,7 +315,7 @@ fn have_commit(git: &Git, sha: &str, what: &str) -> Result<String, Error> {
     if let Ok(found) = git.resolve(sha) {
         return Ok(found);
     }
-    git.fetch_commit(sha).map_err(|err| {
+    fetch_history(git, sha).map_err(|err| {
         Error::usage(
             format!(
                 "publish reads the pull request's files from git, and its {what} commit {} is not in the checkout and could not be fetched: {err}",
@@ -331,10 +337,28 @@ fn merge_base(git: &Git, base: &str, head: &str) -> Option<String> {
     (out.status.success() && crate::github::event::is_sha(&sha)).then_some(sha)
 }
 
-/// A `git` that runs no hook, no fsmonitor and no user or system config: the publishing job
-/// reads the pull request's objects, and nothing in them runs.
-pub(crate) fn quiet_git(repo: &Path) -> Command {
-    let mut cmd = Command::new("git");
+/// Fetch `sha` from `origin` with its history (not one commit deep, which would make the
+/// checkout shallow at it and hide where the branch left its base).
+fn fetch_history(git: &Git, sha: &str) -> Result<(), String> {
+    if !crate::github::event::is_sha(sha) {
+        return Err(format!("`{sha}` is not a commit id"));
+    }
+    let out = quiet_git(git.toplevel())
+        .args(["fetch", "--no-tags", "--quiet", "origin", sha])
+        .output()
+        .map_err(|err| err.to_string())?;
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).trim().to_owned())
+    }
+}
+
+/// A `git` that runs no hook and no fsmonitor. The publishing job runs no code of the pull
+/// request, so its user's config (proxies, credentials) is its own; what it reads of the pull
+/// request is objects, and nothing in them runs.
+fn quiet_git(repo: &Path) -> Command {
+    let mut cmd = Command::new(crate::git::git_program());
     cmd.arg("-C")
         .arg(repo)
         .args([
@@ -342,11 +366,11 @@ pub(crate) fn quiet_git(repo: &Path) -> Command {
             "core.hooksPath=/dev/null",
             "-c",
             "core.fsmonitor=false",
+            "-c",
+            "protocol.ext.allow=never",
         ])
         .env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null");
+        .env("GIT_OPTIONAL_LOCKS", "0");
     cmd
 }
 
@@ -391,6 +415,11 @@ impl HeadTree {
         ])?;
         std::fs::create_dir_all(&tree).map_err(|err| Error::io("create", &tree, err))?;
         let _ = std::fs::remove_file(&index);
+        // Files are read only inside the repository, compared canonically (a TMPDIR behind a
+        // symlink, as macOS has it, would put every file "outside").
+        let tree = tree
+            .canonicalize()
+            .map_err(|err| Error::io("resolve", &tree, err))?;
         Ok(Self { _dir: dir, tree })
     }
 }

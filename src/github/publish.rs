@@ -28,8 +28,6 @@ pub struct Target<'a> {
     pub head_sha: &'a str,
     /// The workflow run's page.
     pub details_url: Option<String>,
-    /// The results came from a job the pull request controls (a fork's): never `success`.
-    pub untrusted: bool,
 }
 
 /// What publishing did, for the job log and the results.
@@ -206,10 +204,7 @@ async fn check_run(
         }
         out
     };
-    let mut conclusion = conclusion(run);
-    if target.untrusted && matches!(conclusion, "success" | "neutral") {
-        conclusion = "action_required";
-    }
+    let conclusion = conclusion(run);
     let mut body = json!({
         "name": CHECK_NAME,
         "status": "completed",
@@ -328,7 +323,6 @@ pub async fn conclude(
         pull: None,
         head_sha,
         details_url: None,
-        untrusted: false,
     };
     let Some((id, _, _)) = find_check_run(client, &target).await? else {
         return Ok(None);

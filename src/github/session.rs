@@ -155,9 +155,9 @@ impl FileSource {
         })
     }
 
-    /// A text file at `rev`: `Ok(None)` when it does not exist there, an error when GitHub
-    /// could not say (the caller fails closed) or it is not UTF-8.
-    pub fn read_checked(&self, path: &str, rev: &str) -> Result<Option<String>, String> {
+    /// A file's bytes at `rev`: `Ok(None)` when it does not exist there, an error when GitHub
+    /// could not say (the caller fails closed).
+    pub fn read_bytes_checked(&self, path: &str, rev: &str) -> Result<Option<Vec<u8>>, String> {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -168,15 +168,20 @@ impl FileSource {
             self.repo.name,
             encode_path(path)
         );
-        let bytes = runtime
+        runtime
             .block_on(async {
                 let client = Client::new(&self.api_url, self.token.clone(), Retry::default())?;
                 client
                     .get_raw(&api_path, "application/vnd.github.raw")
                     .await
             })
-            .map_err(|err| err.to_string())?;
-        bytes
+            .map_err(|err| err.to_string())
+    }
+
+    /// A text file at `rev`: `Ok(None)` when it does not exist there, an error when GitHub
+    /// could not say (the caller fails closed) or it is not UTF-8.
+    pub fn read_checked(&self, path: &str, rev: &str) -> Result<Option<String>, String> {
+        self.read_bytes_checked(path, rev)?
             .map(|b| String::from_utf8(b).map_err(|_| format!("{path} at {rev} is not UTF-8")))
             .transpose()
     }

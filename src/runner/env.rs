@@ -6,7 +6,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::Path;
 
 /// Names a suite gets when the gate has them: the locale and terminal, identity that is not a
-/// credential, and the documented GitHub Actions variables that only describe the run.
+/// credential (the commits a suite's own tests make need an author), and the documented GitHub Actions variables that only describe the run.
 /// Absent on purpose: `GITHUB_TOKEN` and every `ACTIONS_*` (credentials), `RUNNER_TEMP` and
 /// `RUNNER_WORKSPACE` (they lead to the job's command files), the command files themselves
 /// (`GITHUB_ENV`, `GITHUB_PATH`, `GITHUB_OUTPUT`, `GITHUB_STATE`, `GITHUB_STEP_SUMMARY`: writing
@@ -24,6 +24,10 @@ const BASE: &[&str] = &[
     "USER",
     "LOGNAME",
     "SHELL",
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
     "GITHUB_ACTIONS",
     "GITHUB_ACTOR",
     "GITHUB_ACTOR_ID",
@@ -59,24 +63,42 @@ const BASE: &[&str] = &[
     "RUNNER_OS",
 ];
 
-/// Where toolchains and their certificates are: locations the `setup-*` actions and images
-/// set, which a suite needs to find its tools once `HOME` is fresh, and which hold no
-/// credential themselves. A proxy's URL passes only without a password in it.
+/// Where toolchains, their caches and their certificates are, and how they reach the network:
+/// locations and settings the `setup-*` actions and images set, which a suite needs to find its
+/// tools once `HOME` is fresh, and which hold no credential themselves. A value that is a URL
+/// with a user in it (`https://TOKEN@proxy`) never passes. Left out: `MAVEN_OPTS` and the like,
+/// whose JVM properties often carry a proxy's or a repository's password
+/// (`runner.env-allow` passes it).
 const TOOLCHAINS: &[&str] = &[
     "CARGO_HOME",
+    "CARGO_TARGET_DIR",
     "RUSTUP_HOME",
     "RUSTUP_TOOLCHAIN",
     "GOROOT",
     "GOPATH",
     "GOMODCACHE",
     "GOCACHE",
+    "GOPROXY",
+    "GOPRIVATE",
+    "GONOSUMDB",
+    "GONOPROXY",
+    "GOFLAGS",
+    "GOTOOLCHAIN",
+    "GRADLE_USER_HOME",
     "JAVA_HOME",
     "NODE_PATH",
     "NVM_DIR",
     "VIRTUAL_ENV",
     "CONDA_PREFIX",
     "PYENV_ROOT",
+    "PYENV_VERSION",
     "PYTHONPATH",
+    "PYTHONUSERBASE",
+    "PIP_CACHE_DIR",
+    "npm_config_cache",
+    "PLAYWRIGHT_BROWSERS_PATH",
+    "PUPPETEER_CACHE_DIR",
+    "CYPRESS_CACHE_FOLDER",
     "pythonLocation",
     "Python_ROOT_DIR",
     "Python2_ROOT_DIR",
@@ -92,23 +114,35 @@ const TOOLCHAINS: &[&str] = &[
     "HTTP_PROXY",
     "HTTPS_PROXY",
     "NO_PROXY",
+    "ALL_PROXY",
     "http_proxy",
     "https_proxy",
     "no_proxy",
+    "all_proxy",
 ];
 
 /// Families of names: the locale's categories, the gate's own variables, and the runner
 /// images' `JAVA_HOME_17_X64` and the like.
 const PREFIXES: &[&str] = &["LC_", "SKILLGATE_", "JAVA_HOME_"];
 
-/// Toolchains that live under the gate's `HOME` unless a variable says where: with a fresh
-/// `HOME`, rustup's `cargo` and pyenv's `python3` shims find no toolchain unless told. A suite reads nothing here
-/// that it could not read by absolute path (it runs as the gate's user); this only keeps
-/// `cargo test` working.
+/// Toolchains and caches that live under the gate's `HOME` unless a variable says where: with
+/// a fresh `HOME`, rustup's `cargo` and pyenv's `python3` shims find no toolchain, `pip install
+/// --user` packages, Go's modules and build cache, the browsers Playwright, Puppeteer and
+/// Cypress downloaded and npm's cache are not found unless told. A suite reads nothing here
+/// that it could not read by absolute path (it runs as the gate's user); this only keeps honest
+/// suites working. npm gets its cache only, never `~/.npmrc` (where its tokens are).
 const HOME_TOOLCHAINS: &[(&str, &str)] = &[
     ("CARGO_HOME", ".cargo"),
     ("RUSTUP_HOME", ".rustup"),
     ("PYENV_ROOT", ".pyenv"),
+    ("PYTHONUSERBASE", ".local"),
+    ("PIP_CACHE_DIR", ".cache/pip"),
+    ("GOPATH", "go"),
+    ("GOCACHE", ".cache/go-build"),
+    ("PLAYWRIGHT_BROWSERS_PATH", ".cache/ms-playwright"),
+    ("PUPPETEER_CACHE_DIR", ".cache/puppeteer"),
+    ("CYPRESS_CACHE_FOLDER", ".cache/Cypress"),
+    ("npm_config_cache", ".npm"),
 ];
 
 /// Names that look like credentials even among the allowed families (`SKILLGATE_TOKEN`).
@@ -128,13 +162,12 @@ fn is_secret_name(name: &str) -> bool {
     PARTS.iter().any(|p| upper.contains(p)) || upper.ends_with("_KEY")
 }
 
-/// A value that carries a password in a URL (`postgres://user:pass@host/db`).
+/// A value with a URL that names a user (`postgres://user:pass@host/db`): any userinfo counts,
+/// since a token often stands alone there (`https://TOKEN@proxy`, `https://key@sentry`).
 fn has_url_credentials(value: &str) -> bool {
     value.split("://").skip(1).any(|rest| {
         let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-        authority
-            .rsplit_once('@')
-            .is_some_and(|(userinfo, _)| userinfo.contains(':'))
+        authority.contains('@')
     })
 }
 
@@ -178,15 +211,27 @@ pub fn scrubbed_env(
         .iter()
         .find(|(name, _)| name == "HOME")
         .map(|(_, value)| Path::new(value));
+    let unset = |kept: &[(OsString, OsString)], name: &str| {
+        !kept.iter().any(|(k, _)| k == OsStr::new(name)) && !extra_secrets.iter().any(|s| s == name)
+    };
     for (name, dir) in HOME_TOOLCHAINS {
-        let set = kept.iter().any(|(k, _)| k == OsStr::new(name));
-        let refused = extra_secrets.iter().any(|s| s == name);
         if let Some(path) = home.map(|h| h.join(dir)).filter(|p| p.is_dir())
-            && !set
-            && !refused
+            && unset(&kept, name)
         {
             kept.push(((*name).into(), path.into_os_string()));
         }
+    }
+    // Go keeps modules in the first `GOPATH` entry's `pkg/mod`, however `GOPATH` was found.
+    let modules = kept
+        .iter()
+        .find(|(k, _)| k == "GOPATH")
+        .and_then(|(_, gopath)| std::env::split_paths(gopath).next())
+        .map(|first| first.join("pkg/mod"))
+        .filter(|p| p.is_absolute() && p.is_dir());
+    if let Some(modules) = modules
+        && unset(&kept, "GOMODCACHE")
+    {
+        kept.push(("GOMODCACHE".into(), modules.into_os_string()));
     }
     kept
 }
@@ -363,5 +408,118 @@ mod tests {
             &[],
         );
         assert_eq!(kept, os(&[("CARGO_HOME", "/opt/cargo")]));
+    }
+
+    fn token() -> String {
+        crate::analysis::secrets::testing::fixture_value("ghp", 14).expect("a fixture token")
+    }
+
+    #[test]
+    fn any_user_in_a_url_is_a_credential() {
+        let token = token();
+        assert!(has_url_credentials(&format!("https://{token}@proxy:3128")));
+        assert!(has_url_credentials(&format!("http://user:{token}@proxy")));
+        assert!(has_url_credentials(&format!(
+            "https://proxy.golang.org,https://{token}@athens.example/go,direct"
+        )));
+        assert!(!has_url_credentials("http://proxy:3128"));
+        assert!(!has_url_credentials("https://proxy.golang.org,direct"));
+        assert!(!has_url_credentials("https://host/path@v1.2"));
+        // A token alone in a proxy's URL is refused like a password.
+        let env = os(&[
+            ("PATH", "/bin"),
+            ("HTTPS_PROXY", &format!("https://{token}@proxy:3128")),
+            ("GOPROXY", &format!("https://{token}@athens.example")),
+        ]);
+        assert_eq!(names(&scrubbed_env(env, &[], &[])), vec!["PATH"]);
+    }
+
+    #[test]
+    fn go_python_and_git_settings_pass_and_maven_opts_does_not() {
+        let env = os(&[
+            ("GOPROXY", "https://proxy.golang.org,direct"),
+            ("GOPRIVATE", "github.com/octo/*"),
+            ("GONOSUMDB", "github.com/octo/*"),
+            ("GONOPROXY", "github.com/octo/*"),
+            ("GOFLAGS", "-mod=mod"),
+            ("GOTOOLCHAIN", "local"),
+            ("PYENV_VERSION", "3.12.1"),
+            ("CARGO_TARGET_DIR", "/tmp/target"),
+            ("GRADLE_USER_HOME", "/opt/gradle"),
+            ("GIT_AUTHOR_NAME", "Octo Cat"),
+            ("GIT_AUTHOR_EMAIL", "octo@example.com"),
+            ("GIT_COMMITTER_NAME", "Octo Cat"),
+            ("GIT_COMMITTER_EMAIL", "octo@example.com"),
+            ("ALL_PROXY", "socks5://proxy:1080"),
+            ("MAVEN_OPTS", "-Dhttps.proxyPassword=x"),
+        ]);
+        let mut expected: Vec<String> = env
+            .iter()
+            .map(|(k, _)| k.to_string_lossy().into_owned())
+            .collect();
+        expected.pop();
+        assert_eq!(names(&scrubbed_env(env, &[], &[])), expected);
+    }
+
+    #[test]
+    fn caches_and_user_installs_under_the_gates_home_stay_reachable() {
+        let home = tempfile::tempdir().expect("tempdir");
+        for dir in [
+            ".local",
+            ".cache/pip",
+            "go/pkg/mod",
+            ".cache/go-build",
+            ".cache/ms-playwright",
+            ".cache/puppeteer",
+            ".cache/Cypress",
+            ".npm",
+        ] {
+            std::fs::create_dir_all(home.path().join(dir)).expect("mkdir");
+        }
+        std::fs::write(home.path().join(".npmrc"), "//registry/:_authToken=x\n").expect("write");
+        let home_str = home.path().to_str().expect("utf8");
+        let at = |dir: &str| home.path().join(dir).into_os_string();
+        let kept = scrubbed_env(os(&[("HOME", home_str)]), &[], &[]);
+        let expected: Vec<(OsString, OsString)> = vec![
+            ("PYTHONUSERBASE".into(), at(".local")),
+            ("PIP_CACHE_DIR".into(), at(".cache/pip")),
+            ("GOPATH".into(), at("go")),
+            ("GOCACHE".into(), at(".cache/go-build")),
+            (
+                "PLAYWRIGHT_BROWSERS_PATH".into(),
+                at(".cache/ms-playwright"),
+            ),
+            ("PUPPETEER_CACHE_DIR".into(), at(".cache/puppeteer")),
+            ("CYPRESS_CACHE_FOLDER".into(), at(".cache/Cypress")),
+            ("npm_config_cache".into(), at(".npm")),
+            ("GOMODCACHE".into(), at("go/pkg/mod")),
+        ];
+        assert_eq!(kept, expected);
+        // The gate's own settings win, and Go's modules follow the `GOPATH` it names.
+        let gopath = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(gopath.path().join("pkg/mod")).expect("mkdir");
+        let gopath_str = gopath.path().to_str().expect("utf8");
+        let kept = scrubbed_env(
+            os(&[
+                ("HOME", home_str),
+                ("GOPATH", &format!("{gopath_str}:/elsewhere")),
+                ("npm_config_cache", "/opt/npm-cache"),
+            ]),
+            &["PYTHONUSERBASE".to_owned()],
+            &[],
+        );
+        let find = |name: &str| kept.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+        assert_eq!(
+            find("GOMODCACHE"),
+            Some(gopath.path().join("pkg/mod").into_os_string())
+        );
+        assert_eq!(find("npm_config_cache"), Some("/opt/npm-cache".into()));
+        assert_eq!(find("PYTHONUSERBASE"), None);
+        assert_eq!(find("GOCACHE"), Some(at(".cache/go-build")));
+        // Nothing points at `~/.npmrc`.
+        assert!(
+            kept.iter()
+                .all(|(_, v)| !v.to_string_lossy().contains(".npmrc"))
+        );
     }
 }

@@ -11,5 +11,8 @@ mod workspace;
 
 pub use env::scrubbed_env;
 pub use interrupt::interrupted;
-pub use run::{Finished, Job, KILL_GRACE, RunnerError, Settings, run_all};
+pub use run::{Finished, Job, KILL_GRACE, RunnerError, Settings, run_all, suites_started};
 pub use workspace::Workspace;
+
+#[cfg(test)]
+pub(crate) use run::mark_suites_started;

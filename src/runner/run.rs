@@ -6,6 +6,7 @@ use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::capture::capture;
@@ -111,6 +112,22 @@ impl Finished {
     }
 }
 
+/// Set just before the first suite of this process starts: from then on `~/.gitconfig`, the
+/// checkout's `.git/config` and any writable directory on `PATH` may be a suite's.
+static STARTED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a suite has started in this process (see [`crate::git`], which stops reading the
+/// user's and the checkout's git config then).
+pub fn suites_started() -> bool {
+    STARTED.load(Ordering::SeqCst)
+}
+
+/// As if a suite had started: for tests of what the gate does after suites.
+#[cfg(test)]
+pub(crate) fn mark_suites_started() {
+    STARTED.store(true, Ordering::SeqCst);
+}
+
 /// Run every job, at most `settings.jobs` at once; results come back in the order of `jobs`.
 /// `progress` hears of each suite as it starts and ends.
 pub fn run_all(
@@ -134,6 +151,9 @@ pub fn run_all(
     if let Some(name) = interrupt::interrupted() {
         return Err(RunnerError::Interrupted(name));
     }
+    // The `git` every later git command runs is the one on `PATH` now, not one a suite plants.
+    crate::git::resolve_git_early();
+    STARTED.store(true, Ordering::SeqCst);
     progress.begin(jobs.len());
     guard_the_gate();
     runtime.block_on(async {
@@ -207,8 +227,10 @@ pub fn run_all(
     })
 }
 
-/// A suite attempt's own `HOME` and `TMPDIR`: empty, 0700, random names beside its report
-/// directory. A suite's tools find no `~/.npmrc`, `~/.netrc`, `~/.git-credentials`,
+/// A suite attempt's own `HOME` and `TMPDIR`: empty, 0700, beside its report directory, named
+/// `h` and `t` and three random characters (unique even where jobs share a parent). Short
+/// names: a Unix socket's path under `TMPDIR` must fit in 107 bytes, and Python's
+/// `multiprocessing` adds 32 to it. A suite's tools find no `~/.npmrc`, `~/.netrc`, `~/.git-credentials`,
 /// `~/.docker/config.json` or `~/.ssh` there (a suite that opens the gate's home by its
 /// absolute path still can: it runs as the gate's user), and nothing a suite leaves there
 /// reaches another suite or a later step.
@@ -233,7 +255,7 @@ impl Fresh {
         let make = |prefix: &str| {
             tempfile::Builder::new()
                 .prefix(prefix)
-                .rand_bytes(12)
+                .rand_bytes(3)
                 .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700))
                 .tempdir_in(parent)
                 .map_err(|source| RunnerError::Prepare {
@@ -242,8 +264,8 @@ impl Fresh {
                 })
         };
         Ok(Self {
-            home: make("home-")?,
-            tmp: make("tmp-")?,
+            home: make("h")?,
+            tmp: make("t")?,
         })
     }
 
@@ -665,5 +687,31 @@ mod tests {
                 .as_deref()
                 .is_some_and(|e| e.contains("definitely-not"))
         );
+    }
+
+    /// The longest `TMPDIR` a suite gets on a `/tmp` base: Unix sockets under it (Python's
+    /// `multiprocessing` adds `/pymp-XXXXXXXX/listener-XXXXXXXX`, 32 bytes) must fit in 107.
+    const TMPDIR_MAX: usize = 55;
+
+    #[test]
+    fn tmpdir_on_a_tmp_base_is_short_enough_for_unix_sockets() {
+        let workspace =
+            super::super::Workspace::new_in(std::path::Path::new("/tmp")).expect("workspace");
+        let place = workspace.place().expect("place");
+        let out = tempfile::tempdir().expect("tempdir");
+        let mut suite = job(out.path(), "sock", "printf '%s' \"$TMPDIR\"");
+        suite.report_dir = place.join("reports");
+        let done = run_silent(vec![suite], &settings(Duration::from_secs(30), 4096)).expect("run");
+        assert_eq!(done[0].exit_code, Some(0));
+        let tmpdir = std::fs::read_to_string(out.path().join("sock.out")).expect("out");
+        assert!(tmpdir.starts_with(&place.display().to_string()), "{tmpdir}");
+        assert!(
+            tmpdir.len() <= TMPDIR_MAX,
+            "TMPDIR is {} bytes: {tmpdir}",
+            tmpdir.len()
+        );
+        // A socket made where Python's multiprocessing makes one fits.
+        let socket = format!("{tmpdir}/pymp-abcdefgh/listener-abcdefgh");
+        assert!(socket.len() < 108, "{socket}");
     }
 }

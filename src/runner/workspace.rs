@@ -17,8 +17,13 @@ use super::run::RunnerError;
 /// Owner may enter and create, nobody may list.
 const SEALED: u32 = 0o300;
 
-/// Random bytes in an attempt's directory name: 128 bits, far past guessing.
-const NAME_BYTES: usize = 16;
+/// Random bytes in an attempt's directory name: 96 bits, far past guessing, in 20 base32
+/// characters. Short on purpose: the suite's `TMPDIR` is made inside, and a Unix socket's path
+/// (Python's `multiprocessing`, test databases) must fit in 107 bytes.
+const NAME_BYTES: usize = 12;
+
+/// The parent of every attempt's directory; one letter, for the same reason.
+const SEALED_NAME: &str = "a";
 
 /// The directory of a run's suite attempts. Dropping it removes everything, whatever modes a
 /// suite left behind.
@@ -55,15 +60,20 @@ impl Stamp {
 impl Workspace {
     /// A fresh workspace in the system's temporary directory (0700).
     pub fn new() -> Result<Self, RunnerError> {
+        Self::new_in(&std::env::temp_dir())
+    }
+
+    /// A fresh workspace in `base` (0700): `<base>/skillgate-XXXXXX`.
+    pub(crate) fn new_in(base: &Path) -> Result<Self, RunnerError> {
         let root = tempfile::Builder::new()
             .prefix("skillgate-")
             .permissions(std::fs::Permissions::from_mode(0o700))
-            .tempdir()
+            .tempdir_in(base)
             .map_err(|source| RunnerError::Prepare {
-                path: std::env::temp_dir(),
+                path: base.to_path_buf(),
                 source,
             })?;
-        let sealed = root.path().join("attempts");
+        let sealed = root.path().join(SEALED_NAME);
         let prepare = |source| RunnerError::Prepare {
             path: sealed.clone(),
             source,
@@ -85,10 +95,10 @@ impl Workspace {
     }
 
     /// A new, empty directory for one suite attempt (0700), with its empty `reports/`: its name
-    /// is 128 random bits, under the parent nobody may list. The suite's logs go in it, and the
+    /// is 96 random bits, under the parent nobody may list. The suite's logs go in it, and the
     /// runner makes its fresh `HOME` and `TMPDIR` beside `reports/`.
     pub fn place(&self) -> Result<PathBuf, RunnerError> {
-        let name = crate::random::hex(NAME_BYTES).ok_or_else(|| RunnerError::Prepare {
+        let name = random_name(NAME_BYTES).ok_or_else(|| RunnerError::Prepare {
             path: PathBuf::from("/dev/urandom"),
             source: std::io::Error::other("no source of randomness for a directory name"),
         })?;
@@ -136,6 +146,35 @@ impl Drop for Workspace {
     }
 }
 
+/// `bytes` random bytes in lowercase base32 (RFC 4648, no padding): 5 bits a character where
+/// hex carries 4. `None` without a source of randomness.
+fn random_name(bytes: usize) -> Option<String> {
+    use std::io::Read;
+    let mut buf = vec![0u8; bytes];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut buf))
+        .ok()?;
+    Some(base32(&buf))
+}
+
+fn base32(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 32] = b"abcdefghijklmnopqrstuvwxyz234567";
+    let mut out = String::with_capacity(bytes.len().div_ceil(5) * 8);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for &byte in bytes {
+        acc = (acc << 8) | u32::from(byte);
+        bits += 8;
+        while bits >= 5 {
+            bits -= 5;
+            out.push(char::from(ALPHABET[((acc >> bits) & 31) as usize]));
+        }
+    }
+    if bits > 0 {
+        out.push(char::from(ALPHABET[((acc << (5 - bits)) & 31) as usize]));
+    }
+    out
+}
+
 /// Remove `path` and everything under it, first giving the owner back every directory a suite
 /// may have closed (`chmod 000`). Best effort: what cannot go stays in the temporary directory.
 pub(super) fn remove_tree(path: &Path) {
@@ -178,8 +217,12 @@ mod tests {
         let parent = a.parent().expect("parent");
         assert!(parent.starts_with(workspace.path()));
         let name = a.file_name().and_then(|n| n.to_str()).expect("name");
-        assert_eq!(name.len(), 2 * NAME_BYTES);
-        assert!(name.bytes().all(|c| c.is_ascii_hexdigit()));
+        assert_eq!(name.len(), 20);
+        assert!(
+            name.bytes()
+                .all(|c| c.is_ascii_lowercase() || (b'2'..=b'7').contains(&c)),
+            "{name}"
+        );
         assert_eq!(mode(parent), SEALED);
         assert_eq!(mode(workspace.path()), 0o700);
         assert_eq!(mode(&a), 0o700);
@@ -210,7 +253,10 @@ mod tests {
         assert_eq!(names, vec![place.clone()]);
         std::fs::set_permissions(&parent, std::fs::Permissions::from_mode(SEALED)).expect("chmod");
         let err = workspace.intact().expect_err("tampered");
-        assert!(err.to_string().contains("attempts"), "{err}");
+        assert!(
+            err.to_string().contains(&parent.display().to_string()),
+            "{err}"
+        );
     }
 
     #[test]
@@ -238,5 +284,18 @@ mod tests {
         let root = workspace.path().to_path_buf();
         drop(workspace);
         assert!(!root.exists());
+    }
+
+    #[test]
+    fn base32_follows_rfc_4648() {
+        // RFC 4648, section 10, without padding and in lowercase.
+        assert_eq!(base32(b""), "");
+        assert_eq!(base32(b"f"), "my");
+        assert_eq!(base32(b"fo"), "mzxq");
+        assert_eq!(base32(b"foo"), "mzxw6");
+        assert_eq!(base32(b"foob"), "mzxw6yq");
+        assert_eq!(base32(b"fooba"), "mzxw6ytb");
+        assert_eq!(base32(b"foobar"), "mzxw6ytboi");
+        assert_eq!(base32(&[0xff; 12]).len(), 20);
     }
 }

@@ -26,6 +26,12 @@ impl Baseline {
         Self::default()
     }
 
+    /// The first break the branch already had, by id, and what it is: said in the log, since
+    /// every later run builds on a chain that does not verify.
+    pub fn first_break(&self) -> Option<&(i64, String)> {
+        self.breaks.iter().min()
+    }
+
     /// The highest id the branch had (0 for none): the run's rows come after it.
     pub fn last_id(&self) -> i64 {
         self.rows.last().map_or(0, |(id, _)| *id)

@@ -17,17 +17,47 @@ pub enum Language {
 }
 
 impl Language {
-    /// The language of `source`, or `None` when it is not code this signal measures.
+    /// The language of `source`, or `None` when it is not code this signal measures: its own
+    /// (extension, shebang), else the first another file runs it as (`bash assets/notes.txt`).
     pub fn detect(source: &Source) -> Option<Self> {
-        // Another file runs it as a language (`bash assets/notes.txt`): that decides.
-        if let Some(lang) = source.run_as {
-            return match lang {
-                Lang::Shell => Some(Self::Bash),
-                Lang::Python => Some(Self::Python),
-                Lang::JavaScript => Some(Self::JavaScript),
-                _ => None,
-            };
+        Self::own(source).or_else(|| source.run_as.iter().find_map(|l| Self::of_lang(*l)))
+    }
+
+    /// Every language `source` is read as: its own, then each another file runs it as that
+    /// differs (`bash run.sh` and `python3 run.sh` make it shell and Python).
+    pub fn all(source: &Source) -> Vec<Self> {
+        let own = Self::own(source);
+        let mut all: Vec<Self> = own.into_iter().collect();
+        for language in source.run_as.iter().filter_map(|l| Self::of_lang(*l)) {
+            let same = own.is_some_and(|o| o.family() == language.family());
+            if !same && !all.contains(&language) {
+                all.push(language);
+            }
         }
+        all
+    }
+
+    /// The parsed language of a code line's language.
+    fn of_lang(lang: Lang) -> Option<Self> {
+        match lang {
+            Lang::Shell => Some(Self::Bash),
+            Lang::Python => Some(Self::Python),
+            Lang::JavaScript => Some(Self::JavaScript),
+            _ => None,
+        }
+    }
+
+    /// The code line language it is (TypeScript is JavaScript).
+    pub fn family(self) -> Lang {
+        match self {
+            Self::Bash => Lang::Shell,
+            Self::Python => Lang::Python,
+            _ => Lang::JavaScript,
+        }
+    }
+
+    /// The language of its extension or shebang alone.
+    pub fn own(source: &Source) -> Option<Self> {
         let extension = source.extension();
         if extension.is_empty() {
             return source.shebang().and_then(Self::from_shebang);
