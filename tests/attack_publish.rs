@@ -224,22 +224,28 @@ fn tested_on(config: Option<&str>, make: impl FnOnce(&Repo)) -> Tested {
     let base = repo.commit("base");
     make(&repo);
     let head = repo.commit("head");
-    let out = repo.path().join(".git/results.json");
-    let out_arg = format!("--out={}", out.display());
-    let (code, _, stderr) =
-        run(repo.skillgate(&["check", "--base", &base, "--publish", "none", &out_arg]));
-    assert!(code == 0 || code == 3, "{stderr}");
-    let mut doc: Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).expect("results")).expect("json");
-    doc["run"]["repository"] = json!(RUN_REPO);
-    doc["run"]["pull_request"] = json!(2);
-    doc["run"]["pull_request_head"] = json!(head);
+    let doc = check_document(&repo, &base, &head);
     Tested {
         repo,
         base,
         head,
         doc,
     }
+}
+
+/// The document `check --base BASE` makes in `repo`, as pull request #2's job at `head`.
+fn check_document(repo: &Repo, base: &str, head: &str) -> Value {
+    let out = repo.path().join(".git/results.json");
+    let out_arg = format!("--out={}", out.display());
+    let (code, _, stderr) =
+        run(repo.skillgate(&["check", "--base", base, "--publish", "none", &out_arg]));
+    assert!(code == 0 || code == 3, "{stderr}");
+    let mut doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).expect("results")).expect("json");
+    doc["run"]["repository"] = json!(RUN_REPO);
+    doc["run"]["pull_request"] = json!(2);
+    doc["run"]["pull_request_head"] = json!(head);
+    doc
 }
 
 /// Every skill approved, every finding and signal wiped: what a job running the pull
@@ -264,6 +270,17 @@ fn forged(mut doc: Value) -> Value {
 /// `publish` in a `workflow_run` job whose run was on `head_repo`'s code; (exit, stdout,
 /// stderr).
 fn publish(t: &Tested, doc: &Value, fake: &FakeGitHub, head_repo: &str) -> (i32, String, String) {
+    publish_in(t.repo.path(), &t.head, doc, fake, head_repo)
+}
+
+/// `publish` of `doc` for the run on `head`, in the checkout at `repo`.
+fn publish_in(
+    repo: &Path,
+    head: &str,
+    doc: &Value,
+    fake: &FakeGitHub,
+    head_repo: &str,
+) -> (i32, String, String) {
     let job = tempfile::tempdir().expect("tempdir");
     let results = job.path().join("results.json");
     std::fs::write(&results, doc.to_string()).expect("write");
@@ -273,7 +290,7 @@ fn publish(t: &Tested, doc: &Value, fake: &FakeGitHub, head_repo: &str) -> (i32,
     )
     .expect("payload");
     let mut payload: Value = serde_json::from_str(&text).expect("json");
-    payload["workflow_run"]["head_sha"] = json!(t.head);
+    payload["workflow_run"]["head_sha"] = json!(head);
     payload["workflow_run"]["head_repository"]["full_name"] = json!(head_repo);
     if head_repo != RUN_REPO {
         // GitHub lists no pull request for a fork's run.
@@ -285,8 +302,8 @@ fn publish(t: &Tested, doc: &Value, fake: &FakeGitHub, head_repo: &str) -> (i32,
     cmd.args(["publish", "--format", "json", "--results"])
         .arg(&results)
         .arg("--repo")
-        .arg(t.repo.path());
-    let config = t.repo.path().join(".skillgate.toml");
+        .arg(repo);
+    let config = repo.join(".skillgate.toml");
     if config.exists() {
         // The job's own choice; without it, the config at the pull request's base.
         cmd.arg("--config").arg(config);
@@ -418,16 +435,7 @@ fn the_documents_scope_and_base_do_not_choose_what_is_gated() {
     std::fs::remove_dir_all(repo.path().join("skills/beta")).expect("remove");
     good_skill(&repo, "alpha", "testing");
     let head = repo.commit("drop beta, add alpha");
-    let out = repo.path().join(".git/results.json");
-    let out_arg = format!("--out={}", out.display());
-    let (code, _, stderr) =
-        run(repo.skillgate(&["check", "--base", &base, "--publish", "none", &out_arg]));
-    assert!(code == 0 || code == 3, "{stderr}");
-    let mut doc: Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).expect("results")).expect("json");
-    doc["run"]["repository"] = json!(RUN_REPO);
-    doc["run"]["pull_request"] = json!(2);
-    doc["run"]["pull_request_head"] = json!(head);
+    let doc = check_document(&repo, &base, &head);
     // Forged: gate "all" skills as they are, from a base that hides the deletion.
     let mut doc = forged(doc);
     doc["run"]["scope"] = json!("all");
@@ -498,22 +506,7 @@ fn publish_fetches_a_head_it_lacks_with_its_history() {
         let work = Repo::git();
         common::git(work.path(), &["fetch", "-q", &url, &head]);
         common::git(work.path(), &["checkout", "-q", &head]);
-        let out = work.path().join(".git/results.json");
-        let out_arg = format!("--out={}", out.display());
-        let (code, _, stderr) = run(work.skillgate(&[
-            "check",
-            "--base",
-            &fork_point,
-            "--publish",
-            "none",
-            &out_arg,
-        ]));
-        assert!(code == 0 || code == 3, "{stderr}");
-        let mut doc: Value =
-            serde_json::from_str(&std::fs::read_to_string(&out).expect("results")).expect("json");
-        doc["run"]["repository"] = json!(RUN_REPO);
-        doc["run"]["pull_request"] = json!(2);
-        doc["run"]["pull_request_head"] = json!(head);
+        let doc = check_document(&work, &fork_point, &head);
         Tested {
             repo: Repo::plain(),
             base: base.clone(),
@@ -522,30 +515,7 @@ fn publish_fetches_a_head_it_lacks_with_its_history() {
         }
     };
     let fake = fake(&t, RUN_REPO);
-    let job = tempfile::tempdir().expect("tempdir");
-    let results = job.path().join("results.json");
-    std::fs::write(&results, t.doc.to_string()).expect("write");
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/github/payloads/workflow_run.completed.with-pull-requests.json"),
-    )
-    .expect("payload");
-    let mut payload: Value = serde_json::from_str(&text).expect("json");
-    payload["workflow_run"]["head_sha"] = json!(head);
-    let event = job.path().join("event.json");
-    std::fs::write(&event, payload.to_string()).expect("write");
-    let mut cmd = common::skillgate();
-    cmd.args(["publish", "--format", "json", "--results"])
-        .arg(&results)
-        .arg("--repo")
-        .arg(&checkout)
-        .env("GITHUB_ACTIONS", "true")
-        .env("GITHUB_EVENT_NAME", "workflow_run")
-        .env("GITHUB_EVENT_PATH", &event)
-        .env("GITHUB_REPOSITORY", RUN_REPO)
-        .env("GITHUB_API_URL", fake.url())
-        .env("GITHUB_TOKEN", fake.token());
-    let (code, stdout, stderr) = run(cmd);
+    let (code, stdout, stderr) = publish_in(&checkout, &head, &t.doc, &fake, RUN_REPO);
     assert_eq!(code, 0, "{stderr}");
     let run: Value = serde_json::from_str(&stdout).expect("json");
     // Only what the branch changed since it left main: alpha, not gamma (added on main since).

@@ -188,26 +188,7 @@ impl FileSource {
 
     /// A text file at `rev`; `None` when it does not exist there or cannot be read.
     pub fn read(&self, path: &str, rev: &str) -> Option<String> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .ok()?;
-        let api_path = format!(
-            "/repos/{}/{}/contents/{}?ref={rev}",
-            self.repo.owner,
-            self.repo.name,
-            encode_path(path)
-        );
-        let bytes = runtime
-            .block_on(async {
-                let client = Client::new(&self.api_url, self.token.clone(), Retry::default())?;
-                client
-                    .get_raw(&api_path, "application/vnd.github.raw")
-                    .await
-            })
-            .ok()
-            .flatten()?;
-        String::from_utf8(bytes).ok()
+        self.read_checked(path, rev).ok().flatten()
     }
 }
 
