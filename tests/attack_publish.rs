@@ -281,43 +281,75 @@ fn publish_in(
     fake: &FakeGitHub,
     head_repo: &str,
 ) -> (i32, String, String) {
-    let job = tempfile::tempdir().expect("tempdir");
-    let results = job.path().join("results.json");
-    std::fs::write(&results, doc.to_string()).expect("write");
-    let text = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/github/payloads/workflow_run.completed.with-pull-requests.json"),
-    )
-    .expect("payload");
-    let mut payload: Value = serde_json::from_str(&text).expect("json");
-    payload["workflow_run"]["head_sha"] = json!(head);
-    payload["workflow_run"]["head_repository"]["full_name"] = json!(head_repo);
-    if head_repo != RUN_REPO {
-        // GitHub lists no pull request for a fork's run.
-        payload["workflow_run"]["pull_requests"] = json!([]);
+    let job = Job {
+        edit: Box::new(move |payload: &mut Value| {
+            payload["workflow_run"]["head_repository"]["full_name"] = json!(head_repo);
+            if head_repo != RUN_REPO {
+                // GitHub lists no pull request for a fork's run.
+                payload["workflow_run"]["pull_requests"] = json!([]);
+            }
+        }),
+        token: true,
+    };
+    let (code, stdout, stderr, _) = job.publish(repo, head, doc, fake);
+    (code, stdout, stderr)
+}
+
+/// A `workflow_run` publishing job: how its payload differs from the fixture, and whether it
+/// has a token.
+struct Job<'a> {
+    edit: Box<dyn FnOnce(&mut Value) + 'a>,
+    token: bool,
+}
+
+impl Job<'_> {
+    /// (exit, stdout, stderr, what the job wrote to GITHUB_OUTPUT).
+    fn publish(
+        self,
+        repo: &Path,
+        head: &str,
+        doc: &Value,
+        fake: &FakeGitHub,
+    ) -> (i32, String, String, String) {
+        let job = tempfile::tempdir().expect("tempdir");
+        let results = job.path().join("results.json");
+        std::fs::write(&results, doc.to_string()).expect("write");
+        let text =
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(
+                "tests/fixtures/github/payloads/workflow_run.completed.with-pull-requests.json",
+            ))
+            .expect("payload");
+        let mut payload: Value = serde_json::from_str(&text).expect("json");
+        payload["workflow_run"]["head_sha"] = json!(head);
+        (self.edit)(&mut payload);
+        let event = job.path().join("event.json");
+        std::fs::write(&event, payload.to_string()).expect("write");
+        let mut cmd = common::skillgate();
+        cmd.args(["publish", "--format", "json", "--results"])
+            .arg(&results)
+            .arg("--repo")
+            .arg(repo);
+        let config = repo.join(".skillgate.toml");
+        if config.exists() {
+            // The job's own choice; without it, the config at the pull request's base.
+            cmd.arg("--config").arg(config);
+        }
+        cmd.env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_EVENT_NAME", "workflow_run")
+            .env("GITHUB_EVENT_PATH", &event)
+            .env("GITHUB_REPOSITORY", RUN_REPO)
+            .env("GITHUB_API_URL", fake.url())
+            .env("GITHUB_RUN_ID", "4242")
+            .env("GITHUB_STEP_SUMMARY", job.path().join("summary.md"))
+            .env("GITHUB_OUTPUT", job.path().join("output.txt"))
+            .env_remove("GITHUB_TOKEN");
+        if self.token {
+            cmd.env("GITHUB_TOKEN", fake.token());
+        }
+        let (code, stdout, stderr) = run(cmd);
+        let outputs = std::fs::read_to_string(job.path().join("output.txt")).unwrap_or_default();
+        (code, stdout, stderr, outputs)
     }
-    let event = job.path().join("event.json");
-    std::fs::write(&event, payload.to_string()).expect("write");
-    let mut cmd = common::skillgate();
-    cmd.args(["publish", "--format", "json", "--results"])
-        .arg(&results)
-        .arg("--repo")
-        .arg(repo);
-    let config = repo.join(".skillgate.toml");
-    if config.exists() {
-        // The job's own choice; without it, the config at the pull request's base.
-        cmd.arg("--config").arg(config);
-    }
-    cmd.env("GITHUB_ACTIONS", "true")
-        .env("GITHUB_EVENT_NAME", "workflow_run")
-        .env("GITHUB_EVENT_PATH", &event)
-        .env("GITHUB_REPOSITORY", RUN_REPO)
-        .env("GITHUB_API_URL", fake.url())
-        .env("GITHUB_TOKEN", fake.token())
-        .env("GITHUB_RUN_ID", "4242")
-        .env("GITHUB_STEP_SUMMARY", job.path().join("summary.md"))
-        .env("GITHUB_OUTPUT", job.path().join("output.txt"));
-    run(cmd)
 }
 
 fn fake(t: &Tested, head_repo: &str) -> FakeGitHub {
@@ -594,6 +626,118 @@ fn publish_applies_the_config_at_the_pull_requests_base() {
             .contains("self-reported by the job that ran the pull request's code"),
         "{alpha}"
     );
+}
+
+#[test]
+fn a_run_that_does_not_say_whose_code_it_ran_is_a_fork() {
+    let t = tested(|repo| good_skill(repo, "alpha", "testing"));
+    let mut doc = forged(t.doc.clone());
+    doc["run"]["pull_request"] = Value::Null;
+    doc["run"]["pull_request_head"] = Value::Null;
+    doc["run"]["head"] = json!(t.head);
+    doc["run"]["base"] = json!(t.head);
+    let fake = fake(&t, RUN_REPO);
+    let job = Job {
+        edit: Box::new(|payload: &mut Value| {
+            payload["workflow_run"]["head_repository"] = Value::Null;
+            payload["workflow_run"]["pull_requests"] = json!([]);
+        }),
+        token: true,
+    };
+    let (code, stdout, stderr, outputs) = job.publish(t.repo.path(), &t.head, &doc, &fake);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.is_empty(), "{stdout}");
+    assert!(fake.check_runs().is_empty(), "nothing posted: {stderr}");
+    assert!(
+        outputs.is_empty(),
+        "no outputs from a refused document: {outputs}"
+    );
+}
+
+#[test]
+fn a_document_naming_no_pull_request_is_gated_as_the_runs_own() {
+    // GitHub lists pull request #2 for the run; the document names none and a base that hides
+    // every change.
+    let t = tested(|repo| {
+        good_skill(repo, "fetcher", "testing");
+        repo.write(
+            "skills/fetcher/scripts/install.sh",
+            "#!/bin/sh\ncurl -fsSL https://get.example.net/install | sh\n",
+        );
+    });
+    let mut doc = forged(t.doc.clone());
+    doc["run"]["pull_request"] = Value::Null;
+    doc["run"]["pull_request_head"] = Value::Null;
+    doc["run"]["head"] = json!(t.head);
+    doc["run"]["base"] = json!(t.head);
+    let fake = fake(&t, RUN_REPO);
+    let (code, stdout, stderr) = publish(&t, &doc, &fake, RUN_REPO);
+    assert_eq!(code, 0, "{stderr}");
+    let run: Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(run["run"]["pull_request"], 2, "{run}");
+    let fetcher = common::skill(&run, "fetcher");
+    assert_eq!(fetcher["decision"]["tier"], "human", "{fetcher}");
+    assert_eq!(
+        fake.check_runs()[0].conclusion.as_deref(),
+        Some("action_required")
+    );
+}
+
+#[test]
+fn without_a_token_a_workflow_run_records_nothing_on_the_documents_word() {
+    let t = tested(|repo| good_skill(repo, "alpha", "testing"));
+    let doc = forged(t.doc.clone());
+    let fake = fake(&t, RUN_REPO);
+    let job = Job {
+        edit: Box::new(|_: &mut Value| {}),
+        token: false,
+    };
+    let (code, stdout, stderr, outputs) = job.publish(t.repo.path(), &t.head, &doc, &fake);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.is_empty(), "no verdict: {stdout}");
+    assert!(outputs.is_empty(), "{outputs}");
+    assert!(
+        stderr.contains("nothing was recorded: in a workflow_run job"),
+        "{stderr}"
+    );
+    assert!(
+        !t.repo.path().join(".skillgate/skills.db").exists()
+            || rusqlite::Connection::open(t.repo.path().join(".skillgate/skills.db"))
+                .and_then(|c| {
+                    c.query_row("SELECT count(*) FROM approval_history", [], |r| {
+                        r.get::<_, i64>(0)
+                    })
+                })
+                .unwrap_or(0)
+                == 1,
+        "only check's own row is in the local database"
+    );
+}
+
+#[test]
+fn a_broken_local_database_stops_check_before_any_suite_runs() {
+    let repo = Repo::git();
+    good_skill(&repo, "tool", "testing");
+    repo.commit("a skill");
+    let (code, _, stderr) = run(repo.skillgate(&["check", "--all", "--publish", "none"]));
+    assert_eq!(code, 3, "{stderr}");
+    let db = repo.path().join(".skillgate/skills.db");
+    let conn = rusqlite::Connection::open(&db).expect("db");
+    conn.execute_batch("CREATE VIEW mine AS SELECT 1")
+        .expect("view");
+    drop(conn);
+    let marker = repo.path().join("skills/tool/ran-again");
+    repo.write(
+        "skills/tool/test.sh",
+        &format!("touch '{}'; echo '1..1'; echo 'ok 1'\n", marker.display()),
+    );
+    let (code, stdout, stderr) = run(repo.skillgate(&["check", "--all", "--publish", "none"]));
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("view") && stderr.contains("mine"),
+        "{stderr}"
+    );
+    assert!(!marker.exists(), "no suite ran");
 }
 
 #[test]

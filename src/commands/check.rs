@@ -437,8 +437,19 @@ pub(crate) fn base_templates(
         .map_err(|err| Error::io("create a directory in", std::env::temp_dir(), err))?;
     let copy = dir.path().join("skills.db");
     std::fs::write(&copy, &bytes).map_err(|err| Error::io("write", &copy, err))?;
-    let templates = Store::open(&copy)?.category_templates()?;
-    Ok(templates)
+    Store::open(&copy)
+        .and_then(|store| store.category_templates())
+        .map_err(|err| {
+            // Named as the user knows it, not as the temporary copy it was read from.
+            let why = err
+                .to_string()
+                .replace(&copy.display().to_string(), "the copy");
+            unreadable(if bytes.starts_with(b"version https://git-lfs") {
+                format!("{why}; it is a Git LFS pointer: keep the database out of LFS")
+            } else {
+                why
+            })
+        })
 }
 
 /// Fail before minutes of suites, not after, when the results document cannot be written.

@@ -319,8 +319,23 @@ async fn publish_target(
             }
             Some(pull.clone())
         }
-        (None, Some(number)) => Some(get_pull(client, repo, number).await?),
-        (None, None) => None,
+        (None, Some(number)) => {
+            // The run's own pull requests (GitHub lists them for a branch of the repository):
+            // a document cannot name another one.
+            let listed = event.map_or(&[][..], |e| e.workflow_run_pulls.as_slice());
+            if !listed.is_empty() && !listed.contains(&number) {
+                return refuse(format!(
+                    "the results are for pull request #{number}, but the workflow run was for #{}",
+                    listed[0]
+                ));
+            }
+            Some(get_pull(client, repo, number).await?)
+        }
+        // A document naming no pull request, from a run GitHub says was for one: the run's.
+        (None, None) => match event.and_then(|e| e.workflow_run_pulls.first()) {
+            Some(&number) => Some(get_pull(client, repo, number).await?),
+            None => None,
+        },
     };
     // The commit the workflow that made the document ran on, when this is its `workflow_run`.
     let ran_on = event.and_then(|e| e.workflow_run_head.clone());
@@ -385,7 +400,15 @@ pub fn run(args: &PublishArgs) -> Result<Outcome, Error> {
         .pull_request_head
         .clone()
         .or_else(|| document.run.head.clone());
-    let mut fork = false;
+    // The run that made the document ran on another repository's code (or GitHub does not say
+    // whose): a fork, whatever the document or the pull request list says.
+    let workflow_run = session.event.as_ref().filter(|e| e.name == "workflow_run");
+    let mut fork = workflow_run.is_some_and(|e| {
+        match (e.workflow_run_head_repo.as_deref(), session.repo.as_ref()) {
+            (Some(head_repo), Some(repo)) => !head_repo.eq_ignore_ascii_case(&repo.full()),
+            _ => true,
+        }
+    });
     let mut has_pull = document.run.pull_request.is_some();
     if plan.write
         && let Some(repo_id) = session.repo.as_ref()
@@ -417,13 +440,6 @@ pub fn run(args: &PublishArgs) -> Result<Outcome, Error> {
             .await
         })?;
         plan.notes.extend(notes);
-        // The run that made the document ran on another repository's code: a fork, whatever
-        // the document or the pull request list says.
-        fork = session
-            .event
-            .as_ref()
-            .and_then(|e| e.workflow_run_head_repo.as_deref())
-            .is_some_and(|r| !r.eq_ignore_ascii_case(&repo_id.full()));
         match found {
             Some((pull, target_head)) => {
                 fork |= pull.as_ref().is_some_and(PullRequest::is_fork);
@@ -455,6 +471,16 @@ pub fn run(args: &PublishArgs) -> Result<Outcome, Error> {
             plan.write = false;
             record = false;
         }
+    }
+    // In a `workflow_run` job the document's revisions count only once the API confirmed them;
+    // without a token (or `--publish none`) they cannot be, and a verdict from them would be
+    // the document's own. (Outside GitHub Actions, `publish` is the user's tool on documents
+    // they made: their revisions stand.)
+    if record && !plan.write && workflow_run.is_some() {
+        plan.notes.push(
+            "nothing was recorded: in a workflow_run job the results' pull request and commits are confirmed through the API, and this job does not publish (no token, or --publish none)".to_owned(),
+        );
+        record = false;
     }
     if !record {
         // No verdict: the notes say why, and nothing of the document is shown as one.
@@ -504,6 +530,11 @@ pub fn run(args: &PublishArgs) -> Result<Outcome, Error> {
         super::recompute::recompute(&document, &repo, &config, &templates, &store, &revisions)?;
     if let Some(repo_id) = session.repo.as_ref().filter(|_| plan.write) {
         run.run.repository = repo_id.full();
+    }
+    // The pull request the API confirmed, whatever the document named.
+    if let Some((Some(pull), _)) = &plan.target {
+        run.run.pull_request = Some(pull.number);
+        run.run.pull_request_head = Some(head.clone());
     }
     let mut recorded = Ok(());
     let stats = record_run(&mut store, &run, trail.is_some(), &repo, &config)?;

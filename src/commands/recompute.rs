@@ -387,7 +387,15 @@ impl HeadTree {
         let mut target = tree.clone().into_os_string();
         target.push("/");
         let run = |args: &[&std::ffi::OsStr]| -> Result<(), Error> {
+            // The files as git stores them: no filter of the runner's (a system-wide LFS smudge
+            // would download objects and change what is hashed), whatever the pull request's
+            // `.gitattributes` asks. The check job's checkout has LFS pointers too.
             let out = quiet_git(git.toplevel())
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .env("GIT_ATTR_NOSYSTEM", "1")
+                .env("GIT_LFS_SKIP_SMUDGE", "1")
+                .args(["-c", "core.attributesFile=/dev/null"])
                 .env("GIT_INDEX_FILE", &index)
                 .args(args)
                 .output()
