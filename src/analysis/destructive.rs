@@ -212,8 +212,11 @@ fn glob_only(part: &str) -> bool {
 
 /// Whether nothing makes sure `name` holds a path: no test of it, no `${name:?}`, no value
 /// with fixed text assigned to it (`"$ROOT/build"`, `"${1:-./out}"`), no `for` over fixed
-/// words setting it, no `$(mktemp …)`.
+/// words setting it, no `$(mktemp …)`. `$PWD` is the shell's own, never empty.
 fn unchecked(name: &str, script: &Script) -> bool {
+    if name == "PWD" && !script.assigned.contains_key(name) {
+        return false;
+    }
     let fixed = script.assigned.get(name).is_some_and(Option::is_some)
         || script.non_empty.get(name).copied().unwrap_or(false);
     !(fixed

@@ -144,6 +144,9 @@ fn programs<'c>(cmd: &'c Cmd, script: &Script) -> Option<Vec<(String, &'c [Word]
     if let Some(program) = cmd.program() {
         return Some(vec![(program.to_owned(), &cmd.args[..])]);
     }
+    if let Some(program) = versioned(&cmd.name, script) {
+        return Some(vec![(program, &cmd.args[..])]);
+    }
     let Shape::Variable(name) = &cmd.name.shape else {
         return None;
     };
@@ -168,6 +171,47 @@ fn programs<'c>(cmd: &'c Cmd, script: &Script) -> Option<Vec<(String, &'c [Word]
         }
     }
     Some(found)
+}
+
+/// A command name that is a program written out and a version from variables
+/// (`python${PYTHON_VERSION}`, `pip${MAJOR}.${MINOR}`), every value of which is digits and
+/// dots written here: the program's base name with the first values. Letters that come from a
+/// variable (`c${u}rl`, `$c$r`) are not a version.
+fn versioned(name: &Word, script: &Script) -> Option<String> {
+    use shell::Piece;
+    let version = |v: &str| {
+        v.starts_with(|c: char| c.is_ascii_digit())
+            && v.chars().all(|c| c.is_ascii_digit() || c == '.')
+    };
+    let pieces = shell::template_pieces(&name.template);
+    let Some(Piece::Text(stem)) = pieces.first() else {
+        return None;
+    };
+    let stem = stem.rsplit('/').next().unwrap_or(stem);
+    if !stem.starts_with(|c: char| c.is_ascii_alphabetic())
+        || !stem
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    {
+        return None;
+    }
+    let mut program = stem.to_owned();
+    for piece in &pieces[1..] {
+        match piece {
+            Piece::Text(text) if text.chars().all(|c| c.is_ascii_digit() || c == '.') => {
+                program.push_str(text);
+            }
+            Piece::Variable(variable) => {
+                let values = script.values_of(variable)?;
+                if !values.iter().all(|v| version(v)) {
+                    return None;
+                }
+                program.push_str(&values[0]);
+            }
+            _ => return None,
+        }
+    }
+    Some(program)
 }
 
 /// Find the dynamic, obfuscated and destructive code of a skill.
@@ -198,10 +242,19 @@ pub fn analyze(sources: &Sources) -> Dynamic {
         // Heredocs fed to an interpreter are read with its grammar, a few levels deep.
         let mut units: Vec<(Unit<'_>, usize)> =
             syntax::units(source).into_iter().map(|u| (u, 0)).collect();
+        // A Markdown file's fences are one set of instructions: what one block sets, the
+        // next uses.
+        let mut document = Script::default();
+        if source.extension() == "md" {
+            for (unit, _) in units.iter().filter(|(u, _)| u.grammar == Grammar::Bash) {
+                document.merge(&shell::read(&mut parser, unit));
+            }
+        }
         while let Some((unit, depth)) = units.pop() {
             match unit.grammar {
                 Grammar::Bash => {
-                    let script = shell::read(&mut parser, &unit);
+                    let mut script = shell::read(&mut parser, &unit);
+                    script.inherit(&document);
                     let bodies = in_shell(&script, &unit, &context, &mut push);
                     if depth < MAX_HEREDOC_DEPTH {
                         units.extend(bodies.into_iter().map(|b| (b, depth + 1)));
@@ -263,7 +316,7 @@ fn is_decoder(cmd: &Cmd) -> bool {
 
 fn is_fetcher(cmd: &Cmd, script: &Script) -> Option<String> {
     let name = match &cmd.name.shape {
-        Shape::Assembled(vars) => script.resolve(vars)?,
+        Shape::Assembled(_) => script.resolve(&cmd.name)?,
         _ => return None,
     };
     FETCHERS.contains(&name.as_str()).then_some(name)
@@ -322,6 +375,10 @@ fn in_shell<'u>(
             // `$PYTHON` set to `python3` or `${PYTHON:-python3}`, `$tool` over a fixed list,
             // `"${cmd[@]}"`, `"$0"`: what it runs is written here.
             Shape::Variable(name) if script.values_of(name).is_some() => {}
+            // `PARSER="${ROOT}/scripts/parse.sh"; "$PARSER" x` runs a path, as
+            // `"$ROOT/scripts/parse.sh" x` does; `target="$1"; "$target"` runs what the
+            // caller passed, as `"$@"` does.
+            Shape::Variable(name) if script.holds_paths(name) || script.holds_arguments(name) => {}
             Shape::Variable(_) => push(
                 Kind::Dynamic,
                 line,
@@ -330,7 +387,9 @@ fn in_shell<'u>(
                     excerpt(&cmd.name.raw, QUOTED)
                 ),
             ),
-            Shape::Assembled(vars) => match script.resolve(vars) {
+            // `python${PYTHON_VERSION}`: a program and its version, written here.
+            Shape::Assembled(_) if versioned(&cmd.name, script).is_some() => {}
+            Shape::Assembled(_) => match script.resolve(&cmd.name) {
                 Some(resolved) => push(
                     Kind::Obfuscated,
                     line,
@@ -501,8 +560,11 @@ fn in_command<'u>(
         }
     }
     // `bash "$f"`: a script whose name is known only when it runs, and is none of the skill's.
+    // A `SKILL.md` fence shows the reader a command (`bash ${CLAUDE_PLUGIN_ROOT}/x.sh`) whose
+    // files live where the skill is installed; it is documentation, not a script to find.
     if interpreter
         && inline.is_none()
+        && !context.source.extension().eq_ignore_ascii_case("md")
         && let Some(word) = super::runs::script_word(args)
         && !word.process
         && word.value.is_none()
@@ -530,9 +592,19 @@ fn runs_a_skill_file(word: &Word, script: &Script, context: &Context<'_>) -> boo
         return true;
     }
     match &word.shape {
-        Shape::Variable(name) => script
-            .values_of(name)
-            .is_some_and(|values| values.iter().all(|v| found(v))),
+        Shape::Variable(name) => {
+            script
+                .values_of(name)
+                .is_some_and(|values| values.iter().all(|v| found(v)))
+                // `JS="${SCRIPT_DIR}/animate.js"`: the fixed end of every path it is given.
+                || script.holds_paths(name)
+                    && script.templates.get(name).is_some_and(|all| {
+                        all.iter().all(|t| {
+                            let tail = t.rsplit(['}', ')']).next().unwrap_or_default();
+                            tail.len() > 1 && found(tail)
+                        })
+                    })
+        }
         _ => false,
     }
 }

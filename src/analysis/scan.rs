@@ -616,8 +616,12 @@ pub struct Command<'a> {
 /// Wrappers that run another command: they are commands themselves, then the one they run.
 const WRAPPERS: &[&str] = &[
     "sudo", "doas", "exec", "time", "nohup", "xargs", "env", "timeout", "nice", "command",
-    "builtin", "stdbuf", "watch", "-exec",
+    "builtin", "stdbuf", "watch", "-exec", "ionice", "chrt", "taskset",
 ];
+
+/// Wrappers whose first operand is theirs whatever its shape: `timeout "$T"`, `chrt 10`,
+/// `taskset 0x3`; the command comes after it.
+const OPERAND_WRAPPERS: &[&str] = &["timeout", "chrt", "taskset"];
 
 /// Shell keywords and Dockerfile instructions before a command.
 const KEYWORDS: &[&str] = &[
@@ -649,7 +653,9 @@ fn option_takes_value(wrapper: &str, option: &str) -> bool {
             "-I" | "-n" | "-P" | "-L" | "-d" | "-s" | "-E" | "-a"
         ),
         "timeout" => matches!(option, "-s" | "-k" | "--signal" | "--kill-after"),
-        "nice" => matches!(option, "-n"),
+        "nice" => matches!(option, "-n" | "--adjustment"),
+        "ionice" => matches!(option, "-c" | "-n" | "--class" | "--classdata"),
+        "stdbuf" => matches!(option, "-i" | "-o" | "-e"),
         "env" => matches!(option, "-u" | "-C" | "-S"),
         "watch" => matches!(option, "-n" | "-d"),
         _ => false,
@@ -707,6 +713,7 @@ fn segment<'a>(text: &'a str, piped: bool, commands: &mut Vec<Command<'a>>) {
     let words: Vec<&str> = text.split_whitespace().collect();
     let mut i = 0;
     let mut wrapper: Option<&str> = None;
+    let mut operands = 0;
     let mut wrappers = 0;
     let mut first = true;
     while i < words.len() {
@@ -716,7 +723,8 @@ fn segment<'a>(text: &'a str, piped: bool, commands: &mut Vec<Command<'a>>) {
                 i += if option_takes_value(w, word) { 2 } else { 1 };
                 continue;
             }
-            if w == "timeout" && word.starts_with(|c: char| c.is_ascii_digit()) {
+            if operands > 0 {
+                operands -= 1;
                 i += 1;
                 continue;
             }
@@ -741,6 +749,7 @@ fn segment<'a>(text: &'a str, piped: bool, commands: &mut Vec<Command<'a>>) {
         if WRAPPERS.contains(&name) && wrappers < MAX_WRAPPERS {
             wrappers += 1;
             wrapper = Some(name);
+            operands = usize::from(OPERAND_WRAPPERS.contains(&name));
             i += 1;
             continue;
         }

@@ -123,6 +123,10 @@ pub struct Script {
     /// Variables every assignment of which holds fixed text besides `/` (`"$ROOT/build"`,
     /// `"${1:-./out}"`), or that a `for` over fixed words sets: never empty, never `/`.
     pub non_empty: HashMap<String, bool>,
+    /// The [`Word::template`] of every value each variable is given (an array's first
+    /// element, each word of a `for` list): `ANIMATE_JS="${SCRIPT_DIR}/animate.js"` →
+    /// `${SCRIPT_DIR}/animate.js`.
+    pub templates: HashMap<String, Vec<String>>,
 }
 
 impl Script {
@@ -133,12 +137,18 @@ impl Script {
             .filter(move |c| c.start >= word.start && c.end <= word.end)
     }
 
-    /// What `name` resolves to when every variable in it is set to fixed text here.
-    pub fn resolve(&self, names: &[String]) -> Option<String> {
-        names
-            .iter()
-            .map(|n| self.assigned.get(n).cloned().flatten())
-            .collect()
+    /// What `word` resolves to when every variable in it is set to fixed text here, its own
+    /// text kept around them: `c${u}rl` with `u=ur` → `curl`.
+    pub fn resolve(&self, word: &Word) -> Option<String> {
+        let mut out = String::new();
+        for piece in template_pieces(&word.template) {
+            match piece {
+                Piece::Text(text) => out.push_str(text),
+                Piece::Variable(name) => out.push_str(&self.assigned.get(name).cloned().flatten()?),
+                Piece::Substitution => return None,
+            }
+        }
+        Some(out)
     }
 
     /// The values `name` can hold, when every one is fixed text written here (see
@@ -170,10 +180,165 @@ impl Script {
         }
     }
 
+    /// Whether every value given `name` here is a path (`"${ROOT}/scripts/x.sh"`): a command
+    /// named by it runs a path, as `"$ROOT/scripts/x.sh"` written out does.
+    pub fn holds_paths(&self, name: &str) -> bool {
+        self.given(name)
+            .is_some_and(|all| all.iter().all(|t| t.contains('/')))
+    }
+
+    /// The templates of the values given `name`, but an empty one (`binary=""` before the
+    /// options are read); `None` when it is given none other.
+    fn given(&self, name: &str) -> Option<Vec<&str>> {
+        let all: Vec<&str> = self
+            .templates
+            .get(name)?
+            .iter()
+            .map(String::as_str)
+            .filter(|t| !t.is_empty())
+            .collect();
+        (!all.is_empty()).then_some(all)
+    }
+
+    /// Whether every value given `name` here is one of the script's (or function's)
+    /// arguments (`target="$1"`, `binary=$2`): what it runs is its caller's choice, as with
+    /// `"$@"`. `$1` itself is one.
+    pub fn holds_arguments(&self, name: &str) -> bool {
+        let positional = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+        positional(name)
+            || self.given(name).is_some_and(|all| {
+                all.iter().all(|t| {
+                    matches!(template_pieces(t).as_slice(), [Piece::Variable(v)] if positional(v))
+                })
+            })
+    }
+
+    /// Take what `other` knows of the variables this script does not set: a Markdown file's
+    /// fences are one set of instructions, and `PY=…` in one block names what `$PY` runs in
+    /// the next.
+    pub fn inherit(&mut self, other: &Script) {
+        for (name, value) in &other.values {
+            if !self.values.contains_key(name) && !self.defaults.contains_key(name) {
+                self.values.insert(name.clone(), value.clone());
+                if let Some(defaults) = other.defaults.get(name) {
+                    self.defaults.insert(name.clone(), defaults.clone());
+                }
+            }
+        }
+        for (name, templates) in &other.templates {
+            self.templates
+                .entry(name.clone())
+                .or_insert_with(|| templates.clone());
+        }
+        for (name, value) in &other.assigned {
+            self.assigned
+                .entry(name.clone())
+                .or_insert_with(|| value.clone());
+        }
+        for (name, non_empty) in &other.non_empty {
+            self.non_empty.entry(name.clone()).or_insert(*non_empty);
+        }
+    }
+
+    /// Add what `other` knows to what this script knows, as [`Script::inherit`] reads it.
+    pub fn merge(&mut self, other: &Script) {
+        for (name, value) in &other.values {
+            match value {
+                Some(values) => {
+                    for v in values {
+                        self.add_value(name, Some(v.clone()));
+                    }
+                }
+                None => self.add_value(name, None),
+            }
+        }
+        for (name, defaults) in &other.defaults {
+            let entry = self
+                .defaults
+                .entry(name.clone())
+                .or_insert_with(|| Some(Vec::new()));
+            match (entry.as_mut(), defaults) {
+                (Some(all), Some(more)) => all.extend(more.iter().cloned()),
+                _ => *entry = None,
+            }
+        }
+        for (name, templates) in &other.templates {
+            for t in templates {
+                self.add_template(name, t);
+            }
+        }
+        for (name, value) in &other.assigned {
+            self.assigned
+                .entry(name.clone())
+                .and_modify(|old| {
+                    if old != value {
+                        *old = None;
+                    }
+                })
+                .or_insert_with(|| value.clone());
+        }
+        for (name, non_empty) in &other.non_empty {
+            self.add_non_empty(name, *non_empty);
+        }
+    }
+
+    fn add_template(&mut self, name: &str, template: &str) {
+        self.templates
+            .entry(name.to_owned())
+            .or_default()
+            .push(template.to_owned());
+    }
+
     fn add_non_empty(&mut self, name: &str, non_empty: bool) {
         let entry = self.non_empty.entry(name.to_owned()).or_insert(true);
         *entry &= non_empty;
     }
+}
+
+/// A piece of a [`Word::template`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Piece<'t> {
+    Text(&'t str),
+    /// `${NAME}`, `${NAME:?}`, `${NAME:-}`: the name.
+    Variable(&'t str),
+    /// `$(…)`, `<(…)`.
+    Substitution,
+}
+
+/// The pieces of a template, in order.
+pub fn template_pieces(template: &str) -> Vec<Piece<'_>> {
+    let mut pieces = Vec::new();
+    let mut rest = template;
+    loop {
+        let expansion = rest.find("${");
+        let substitution = ["$(…)", "<(…)"].iter().filter_map(|s| rest.find(s)).min();
+        let at = match (expansion, substitution) {
+            (Some(e), Some(s)) => e.min(s),
+            (Some(at), None) | (None, Some(at)) => at,
+            (None, None) => break,
+        };
+        if at > 0 {
+            pieces.push(Piece::Text(&rest[..at]));
+        }
+        if Some(at) == substitution {
+            pieces.push(Piece::Substitution);
+            rest = &rest[at + "$(…)".len()..];
+            continue;
+        }
+        let Some(end) = rest[at..].find('}').map(|e| at + e) else {
+            pieces.push(Piece::Text(&rest[at..]));
+            rest = "";
+            break;
+        };
+        let inner = &rest[at + 2..end];
+        let name = inner.split(':').next().unwrap_or(inner);
+        pieces.push(Piece::Variable(name));
+        rest = &rest[end + 1..];
+    }
+    if !rest.is_empty() {
+        pieces.push(Piece::Text(rest));
+    }
+    pieces
 }
 
 /// Fixed text besides `/` in a template, or a default with some: the word is never empty and
@@ -210,14 +375,17 @@ fn wrapper_takes_value(wrapper: &str, option: &str) -> Option<bool> {
             "-u" | "-g" | "-C" | "-D" | "-h" | "-p" | "-r" | "-t" | "-U"
         ),
         "timeout" => matches!(option, "-s" | "-k" | "--signal" | "--kill-after"),
-        "nice" => option == "-n",
+        "nice" => matches!(option, "-n" | "--adjustment"),
+        "ionice" => matches!(option, "-c" | "-n" | "--class" | "--classdata"),
+        "chrt" | "taskset" => false,
+        "stdbuf" => matches!(option, "-i" | "-o" | "-e"),
         "env" => matches!(option, "-u" | "-C" | "-S"),
         "xargs" => matches!(
             option,
             "-I" | "-n" | "-P" | "-L" | "-d" | "-s" | "-E" | "-a"
         ),
         "exec" => option == "-a",
-        "nohup" | "time" | "command" | "builtin" | "stdbuf" | "setsid" => false,
+        "nohup" | "time" | "command" | "builtin" | "setsid" => false,
         _ => return None,
     };
     Some(takes)
@@ -322,6 +490,7 @@ pub fn read(parser: &mut tree_sitter::Parser, unit: &Unit<'_>) -> Script {
                         script.add_non_empty(&name, false);
                     }
                     for w in &words {
+                        script.add_template(&name, &w.template);
                         script.add_value(&name, w.value.clone().filter(|_| !glob(w)));
                         script.add_non_empty(&name, has_fixed_text(&w.template));
                     }
@@ -406,11 +575,37 @@ fn assignment_values(script: &mut Script, name: &str, value: Node<'_>, append: b
             Some(first) => first.value.clone(),
             None => Some(String::new()),
         };
+        script.add_template(name, items.first().map_or("", |w| w.template.as_str()));
         script.add_value(name, first);
         script.add_non_empty(name, items.iter().any(|w| has_fixed_text(&w.template)));
         return;
     }
     let w = word(value, src);
+    script.add_template(name, &w.template);
+    // `PY=$(command -v python3 || echo python)`: the programs it looks up or prints.
+    if w.template == "$(…)"
+        && let Some(found) = lookups(value, src)
+    {
+        for program in found {
+            script.add_value(name, Some(program));
+        }
+        script.add_non_empty(name, true);
+        return;
+    }
+    // `JAVA="${BURP_JAVA:-$default_java}"`: the other variable's values, unless the
+    // environment says (the user's own choice).
+    if let Some(other) = default_variable(value, src) {
+        match script.values_of(&other) {
+            Some(values) => {
+                for v in values {
+                    script.add_value(name, Some(v));
+                }
+            }
+            None => script.add_value(name, None),
+        }
+        script.add_non_empty(name, script.non_empty.get(&other).copied().unwrap_or(false));
+        return;
+    }
     // `PYTHON="${PYTHON:-python3}"`: the default is the value, unless the environment says.
     let own_default = value.kind() == "string" || value.kind() == "expansion";
     let self_default = own_default
@@ -421,6 +616,76 @@ fn assignment_values(script: &mut Script, name: &str, value: Node<'_>, append: b
         script.add_value(name, w.value.clone());
     }
     script.add_non_empty(name, has_fixed_text(&w.template));
+}
+
+/// The programs a substitution looks up or prints, when that is all it does:
+/// `$(command -v python3)`, `$(which jq)`, `$(type -P node)`,
+/// `$(command -v python3 >/dev/null && echo python3 || echo python)`. `None` when a command in it
+/// does something else or names no fixed program.
+fn lookups(value: Node<'_>, src: &str) -> Option<Vec<String>> {
+    let mut found: Vec<String> = Vec::new();
+    let mut any = false;
+    for node in syntax::nodes(value) {
+        if node.kind() != "command" {
+            continue;
+        }
+        let name = node.child_by_field_name("name")?;
+        let program = word(name.named_child(0).unwrap_or(name), src).value?;
+        let mut cursor = node.walk();
+        let args: Vec<Word> = node
+            .children_by_field_name("argument", &mut cursor)
+            .map(|a| word(a, src))
+            .collect();
+        let texts: Vec<&str> = args
+            .iter()
+            .map(|a| a.value.as_deref().unwrap_or("$"))
+            .collect();
+        let operand = match (program.as_str(), texts.as_slice()) {
+            ("command", ["-v" | "-V", p]) | ("which", [p]) | ("type", ["-P" | "-p", p]) => p,
+            ("echo", [p]) | ("printf", [p]) | ("printf", ["%s", p]) | ("printf", ["%s\n", p]) => p,
+            _ => return None,
+        };
+        let base = operand.rsplit('/').next().unwrap_or(operand);
+        let plain = !base.is_empty()
+            && base
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '+'));
+        if !plain {
+            return None;
+        }
+        any = true;
+        if !found.iter().any(|f| f == operand) {
+            found.push((*operand).to_owned());
+        }
+    }
+    any.then_some(found)
+}
+
+/// The variable a value falls back on, when it is only that: `"${A:-$B}"`, `${A-${B}}` → `B`.
+fn default_variable(value: Node<'_>, src: &str) -> Option<String> {
+    let expansion = match value.kind() {
+        "expansion" => value,
+        "string" => {
+            let mut cursor = value.walk();
+            let children: Vec<Node<'_>> = value.named_children(&mut cursor).collect();
+            match children.as_slice() {
+                [only] if only.kind() == "expansion" => *only,
+                _ => return None,
+            }
+        }
+        _ => return None,
+    };
+    let (op, default) = operator(text(expansion, src))?;
+    if !matches!(op, ":-" | "-" | ":=" | "=") {
+        return None;
+    }
+    let name = default.strip_prefix('$')?;
+    let name = name
+        .strip_prefix('{')
+        .and_then(|n| n.strip_suffix('}'))
+        .unwrap_or(name);
+    (!name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+        .then(|| name.to_owned())
 }
 
 /// The command's standard input, from a redirect on it (`sh < x`, `<<EOF`, `<<< "$x"`).
@@ -498,6 +763,10 @@ fn command(node: Node<'_>, src: &str, unit: &Unit<'_>) -> Option<Cmd> {
     // Past the wrappers to the command they run.
     let mut at = 0;
     let mut wrappers = 0;
+    // Wrappers whose first operand is theirs, whatever its shape: `timeout "$T"`'s duration,
+    // `chrt 10`'s priority, `taskset 0x3`'s mask. Read as the command, `"$T"` would hide what
+    // runs after it.
+    let operand = |program: &str| matches!(program, "timeout" | "chrt" | "taskset");
     while wrappers < 8
         && let Some(program) = words[at].value.as_deref()
     {
@@ -514,6 +783,7 @@ fn command(node: Node<'_>, src: &str, unit: &Unit<'_>) -> Option<Cmd> {
             break;
         }
         let mut next = at + 1;
+        let mut operands = usize::from(operand(program));
         while let Some(w) = words.get(next) {
             let t = w.text();
             if t.starts_with('-') && t.len() > 1 {
@@ -522,9 +792,10 @@ fn command(node: Node<'_>, src: &str, unit: &Unit<'_>) -> Option<Cmd> {
                 } else {
                     1
                 };
-            } else if (program == "env" && t.contains('='))
-                || (program == "timeout" && t.starts_with(|c: char| c.is_ascii_digit()))
-            {
+            } else if program == "env" && t.contains('=') {
+                next += 1;
+            } else if operands > 0 {
+                operands -= 1;
                 next += 1;
             } else {
                 break;
@@ -770,9 +1041,12 @@ mod tests {
             ]
         );
         assert_eq!(s.commands[1].upstream, vec![0]);
+        assert_eq!(s.resolve(&s.commands[0].name).as_deref(), Some("curl"));
+        let s = script("u=ur; V=3.10\nc${u}l x\npython${V} -m venv .venv\n");
+        let resolved: Vec<Option<String>> = s.commands.iter().map(|c| s.resolve(&c.name)).collect();
         assert_eq!(
-            s.resolve(&["c".into(), "r".into()]).as_deref(),
-            Some("curl")
+            resolved,
+            vec![Some("curl".to_owned()), Some("python3.10".to_owned())]
         );
     }
 

@@ -63,12 +63,103 @@ pub fn units(source: &Source) -> Vec<Unit<'_>> {
     };
     let mut units: Vec<Unit<'_>> = match Language::own(source) {
         Some(_) => Vec::new(),
+        // PowerShell is not bash: `$x = 1` read as bash is a command named `$x`. Its lines
+        // are still read by the line signals ([`super::scan`]).
+        None if is_powershell_file(source) => Vec::new(),
+        None if source.extension() == "md" => fence_units(source),
         None => own_code_lines(source)
             .filter_map(|line| line_unit(&line))
             .collect(),
     };
     units.extend(Language::all(source).into_iter().map(whole));
     units
+}
+
+fn is_powershell_file(source: &Source) -> bool {
+    matches!(source.extension().as_str(), "ps1" | "psm1" | "psd1")
+}
+
+/// The code of a Markdown file's fences: each block of shell whole, so that a variable set on
+/// one line is known on the next and a `\` continues a command, with its first line's number.
+/// PowerShell blocks are left out. A block that does not parse as bash is read a line at a
+/// time instead, as is a `console` block, whose lines are its prompts.
+fn fence_units(source: &Source) -> Vec<Unit<'_>> {
+    let text = source.text.as_str();
+    let offset = |line: &CodeLine<'_>| line.text.as_ptr() as usize - text.as_ptr() as usize;
+    let at_line_start = |at: usize| at == 0 || text.as_bytes().get(at - 1) == Some(&b'\n');
+    let mut blocks: Vec<Vec<CodeLine<'_>>> = Vec::new();
+    let mut end = 0;
+    for line in own_code_lines(source) {
+        let start = offset(&line);
+        let same_block = blocks.last().and_then(|b| b.last()).is_some_and(|last| {
+            last.lang == line.lang
+                && at_line_start(start)
+                && at_line_start(offset(last))
+                && !text
+                    .get(end..start)
+                    .unwrap_or_default()
+                    .lines()
+                    .any(is_fence_marker)
+        });
+        if same_block {
+            if let Some(block) = blocks.last_mut() {
+                block.push(line);
+            }
+        } else {
+            blocks.push(vec![line]);
+        }
+        end = start + line.text.len();
+    }
+    let mut parser = Parser::new();
+    let mut units = Vec::new();
+    for block in blocks {
+        let (Some(first), Some(last)) = (block.first(), block.last()) else {
+            continue;
+        };
+        if first.lang == Lang::Shell && powershell_fence(text, offset(first)) {
+            continue;
+        }
+        let whole = text.get(offset(first)..offset(last) + last.text.len());
+        let read_whole = block.len() > 1
+            && first.lang == Lang::Shell
+            && whole.is_some_and(|whole| {
+                parse(&mut parser, Grammar::Bash, whole)
+                    .is_some_and(|tree| !tree.root_node().has_error())
+            });
+        match whole {
+            Some(whole) if read_whole => units.push(Unit {
+                grammar: Grammar::Bash,
+                text: whole,
+                first_line: first.number,
+            }),
+            _ => units.extend(block.iter().filter_map(line_unit)),
+        }
+    }
+    units
+}
+
+/// A line that opens or closes a Markdown fence.
+fn is_fence_marker(line: &str) -> bool {
+    let line = line.trim_start();
+    line.starts_with("```") || line.starts_with("~~~")
+}
+
+/// Whether the fence around the code at byte `at` is tagged PowerShell.
+fn powershell_fence(text: &str, at: usize) -> bool {
+    let before = text.get(..at).unwrap_or_default();
+    let Some(open) = before.lines().rev().find(|l| is_fence_marker(l)) else {
+        return false;
+    };
+    let tag = open
+        .trim_start()
+        .trim_start_matches(['`', '~'])
+        .trim()
+        .trim_start_matches(['{', '.'])
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '}')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    matches!(tag.as_str(), "powershell" | "pwsh" | "ps1" | "ps" | "posh")
 }
 
 /// A code line in a parsed language, as a unit of its own.
@@ -202,5 +293,32 @@ mod tests {
             (Grammar::Bash, "bash -c \"$X\"".to_owned(), 2)
         );
         assert_eq!(excerpt("a\n  b\u{1b}c", 3), "a b…");
+    }
+
+    #[test]
+    fn a_skill_md_fence_is_one_unit_and_powershell_none() {
+        let units_of = |s: &Source| {
+            units(s)
+                .iter()
+                .map(|u| (u.grammar, u.text.to_owned(), u.first_line))
+                .collect::<Vec<_>>()
+        };
+        let md = Source::new(
+            "SKILL.md",
+            "---\nname: x\n---\n```bash\nA=1 # one\n\necho \"$A\" \\\n  x\n```\n```pwsh\n$x = 1\n```\n```console\n$ ls\n$ pwd\n```\n",
+        );
+        assert_eq!(
+            units_of(&md),
+            vec![
+                (
+                    Grammar::Bash,
+                    "A=1 # one\n\necho \"$A\" \\\n  x".to_owned(),
+                    5
+                ),
+                (Grammar::Bash, "ls".to_owned(), 14),
+                (Grammar::Bash, "pwd".to_owned(), 15),
+            ]
+        );
+        assert!(units(&Source::new("setup.ps1", "$x = 1\n$x | Out-Null\n")).is_empty());
     }
 }
