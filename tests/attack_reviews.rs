@@ -139,6 +139,42 @@ impl Scenario {
         run(cmd)
     }
 
+    /// The two-job flow: the pull request's job runs `check --publish none --out`, then a
+    /// `workflow_run` job runs `publish` on its document (a re-run of both, here).
+    fn check_then_publish(&self) -> (i32, String, String) {
+        let job = Job::new();
+        let event = job.event("pull_request.opened.json", &self.base, &self.head);
+        let results = job.path("results.json");
+        let out = format!("--out={}", results.display());
+        let mut cmd = self.repo.skillgate(&["check", "--publish", "none", &out]);
+        job.env(&mut cmd, &self.fake, "pull_request", &event);
+        cmd.env_remove("GITHUB_TOKEN");
+        let (code, _, stderr) = run(cmd);
+        assert_eq!(code, 3, "{stderr}");
+        let text =
+            std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(
+                "tests/fixtures/github/payloads/workflow_run.completed.with-pull-requests.json",
+            ))
+            .expect("payload");
+        let mut payload: Value = serde_json::from_str(&text).expect("json");
+        payload["workflow_run"]["head_sha"] = json!(self.head);
+        payload["workflow_run"]["head_repository"]["full_name"] = json!(format!("{OWNER}/{REPO}"));
+        payload["workflow_run"]["pull_requests"] = json!([]);
+        payload["repository"]["full_name"] = json!(format!("{OWNER}/{REPO}"));
+        payload["repository"]["name"] = json!(REPO);
+        payload["repository"]["owner"]["login"] = json!(OWNER);
+        let run_event = job.path("workflow_run.json");
+        std::fs::write(&run_event, payload.to_string()).expect("write");
+        let mut cmd = common::skillgate();
+        cmd.arg("publish")
+            .arg("--results")
+            .arg(&results)
+            .arg("--repo")
+            .arg(self.repo.path());
+        job.env(&mut cmd, &self.fake, "workflow_run", &run_event);
+        run(cmd)
+    }
+
     fn conclusion(&self) -> Option<String> {
         let runs = self.fake.check_runs();
         assert_eq!(runs.len(), 1, "one check run, updated in place");
@@ -223,6 +259,32 @@ fn a_forged_approval_row_does_not_pass_a_rerun() {
         listed[0].query.get("per_page").map(String::as_str),
         Some("100")
     );
+    s.fake.assert_no_violations();
+}
+
+#[test]
+fn publish_counts_only_approvals_github_confirms() {
+    let s = Scenario::new();
+    s.forge_approvals(&[("alpha", "alice"), ("beta", "maintainer1")]);
+    s.fake.add_review(PULL, "alice", "APPROVED");
+    let (code, _, stderr) = s.check_then_publish();
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains(
+            "approval by maintainer1 recorded for beta is not among the pull request's reviews"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(s.conclusion().as_deref(), Some("action_required"));
+    // Once GitHub holds maintainer1's approval of the head, the re-run passes.
+    s.fake.add_review(PULL, "maintainer1", "APPROVED");
+    let (code, _, stderr) = s.check_then_publish();
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("was already approved: the check passes"),
+        "{stderr}"
+    );
+    assert_eq!(s.conclusion().as_deref(), Some("success"));
     s.fake.assert_no_violations();
 }
 
