@@ -109,14 +109,14 @@ fn a_pull_request_cannot_bring_its_own_category_templates() {
     );
 }
 
-#[test]
-fn a_shallow_checkout_without_a_token_fails_closed() {
+/// A pull request that loosens the policy (coverage 0.99 → 0.85), cloned one commit deep:
+/// (origin, the clones' directory, the shallow clone, base, head).
+fn shallow_clone_of_a_loosened_policy() -> (Repo, tempfile::TempDir, PathBuf, String, String) {
     let origin = Repo::git();
     origin.write(".skillgate.toml", "[policy.auto]\ncoverage = 0.99\n");
     good_skill(&origin, "tool", "testing");
     let base = origin.commit("strict");
     origin.write(".skillgate.toml", "[policy.auto]\ncoverage = 0.85\n");
-    good_skill(&origin, "tool", "testing");
     origin.write("skills/tool/README.md", "changed\n");
     let head = origin.commit("loosen the policy");
     let clones = tempfile::tempdir().expect("tempdir");
@@ -126,6 +126,12 @@ fn a_shallow_checkout_without_a_token_fails_closed() {
         &["clone", "-q", "--depth=1", &url, "shallow"],
     );
     let shallow = clones.path().join("shallow");
+    (origin, clones, shallow, base, head)
+}
+
+#[test]
+fn a_shallow_checkout_without_a_token_fails_closed() {
+    let (_origin, _clones, shallow, base, head) = shallow_clone_of_a_loosened_policy();
     // Nowhere to fetch the base from, and no token to ask the API.
     common::git(&shallow, &["remote", "remove", "origin"]);
     let (code, stdout, stderr) = run(check_in_pull_request(
@@ -145,20 +151,7 @@ fn a_shallow_checkout_without_a_token_fails_closed() {
 
 #[test]
 fn a_shallow_checkout_fetches_the_base_before_reading_the_config() {
-    let origin = Repo::git();
-    origin.write(".skillgate.toml", "[policy.auto]\ncoverage = 0.99\n");
-    good_skill(&origin, "tool", "testing");
-    let base = origin.commit("strict");
-    origin.write(".skillgate.toml", "[policy.auto]\ncoverage = 0.85\n");
-    origin.write("skills/tool/README.md", "changed\n");
-    let head = origin.commit("loosen the policy");
-    let clones = tempfile::tempdir().expect("tempdir");
-    let url = format!("file://{}", origin.path().display());
-    common::git(
-        clones.path(),
-        &["clone", "-q", "--depth=1", &url, "shallow"],
-    );
-    let shallow = clones.path().join("shallow");
+    let (_origin, _clones, shallow, base, head) = shallow_clone_of_a_loosened_policy();
     let (code, stdout, stderr) = run(check_in_pull_request(
         &shallow,
         &base,

@@ -123,8 +123,6 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
     if plan.write && session.pull().is_some() {
         warnings.push(PR_TOKEN_WARNING.to_owned());
     }
-    // Refuse a trail the checkout moved out of the repository before any suite runs.
-    super::publish::check_trail_path(&repo, &config, args.db.as_deref())?;
     if plan.write {
         crate::audit::pin(&config.audit, &repo)?;
     }
@@ -306,15 +304,16 @@ pub(crate) fn trusted_config(
     let Some(pull) = session.pull().filter(|_| explicit.is_none()) else {
         return Ok(here);
     };
-    config_at_base(repo, here, pull, session, warnings)
+    config_at_base(repo, Some(here), pull, session, warnings)
 }
 
-/// The config as it is at `pull`'s base commit (`here`, the checkout's, says what the pull
-/// request would change): fetched when the checkout lacks the base, else read through the
-/// API; a run that can do neither fails closed.
+/// The config as it is at `pull`'s base commit: fetched when the checkout lacks the base, else
+/// read through the API; a run that can do neither fails closed. `here` is the pull request's
+/// own, when the checkout is its (a warning says when it differs); `publish` checks out the
+/// default branch, which is not the pull request's word.
 pub(crate) fn config_at_base(
     repo: &Path,
-    here: Config,
+    here: Option<Config>,
     pull: &github::PullRequest,
     session: &Session,
     warnings: &mut Vec<String>,
@@ -370,7 +369,7 @@ pub(crate) fn config_at_base(
         Some(text) => Config::parse(text, &label)?,
         None => Config::default(),
     };
-    if trusted != here {
+    if here.is_some_and(|here| trusted != here) {
         warnings.push(format!(
             "the pull request changes {}: this run applies the base's; the change applies once merged",
             crate::config::FILE_NAME

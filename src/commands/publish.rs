@@ -196,7 +196,7 @@ pub fn open_trail(
 /// The local trail's place in the repository (`[audit] db`) holds no symlink: a committed
 /// `.skillgate` that links elsewhere would move the database out of the repository, into a
 /// file the pull request chose. `--db` is the user's own choice.
-pub fn check_trail_path(repo: &Path, config: &Config, db: Option<&Path>) -> Result<(), Error> {
+fn check_trail_path(repo: &Path, config: &Config, db: Option<&Path>) -> Result<(), Error> {
     if db.is_some() {
         return Ok(());
     }
@@ -450,7 +450,7 @@ pub fn run(args: &PublishArgs) -> Result<Outcome, Error> {
                     .filter(|_| args.config.is_none() && session.pull().is_none())
                 {
                     config =
-                        super::check::config_at_base(&repo, config, pull, &session, &mut warnings)?;
+                        super::check::config_at_base(&repo, None, pull, &session, &mut warnings)?;
                 }
                 pull_base = pull.as_ref().map(|p| p.base_sha.clone());
                 has_pull = pull.is_some();
