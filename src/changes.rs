@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::discover::{Link, SkillDir, owner};
 use crate::git::FileChange;
+use crate::skill::Finding;
 
 /// How a gated skill changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -133,6 +134,114 @@ pub fn skill_changes(
     out
 }
 
+/// The skills a change gates: [`skill_changes`] over the skills of the head and of the base,
+/// where a `SKILL.md` no root covers (`*_uncovered`, see `discover::Place::Uncovered`) counts
+/// as a skill when the change adds, modifies, deletes or moves that file: a change to it never
+/// passes unseen. One at the top of the repository has no directory to gate as a skill
+/// ([`ungated_skill_files`] names it).
+pub fn gated_changes(
+    head: &[SkillDir],
+    head_uncovered: &[SkillDir],
+    base: &[SkillDir],
+    base_uncovered: &[SkillDir],
+    files: &[FileChange],
+) -> Vec<SkillChange> {
+    let (new_paths, old_paths) = touched(files);
+    let with = |skills: &[SkillDir], uncovered: &[SkillDir], paths: &[&str]| {
+        let mut all = skills.to_vec();
+        all.extend(
+            uncovered
+                .iter()
+                .filter(|u| !u.dir.is_empty() && paths.contains(&u.skill_file_path().as_str()))
+                .cloned(),
+        );
+        all.sort();
+        all
+    };
+    skill_changes(
+        &with(head, head_uncovered, &new_paths),
+        &with(base, base_uncovered, &old_paths),
+        files,
+    )
+}
+
+/// The paths a change leaves (new) and the paths it touched before (old).
+fn touched(files: &[FileChange]) -> (Vec<&str>, Vec<&str>) {
+    let mut new_paths = Vec::new();
+    let mut old_paths = Vec::new();
+    for change in files {
+        match change {
+            FileChange::Added(p) => new_paths.push(p.as_str()),
+            FileChange::Modified(p) => {
+                new_paths.push(p.as_str());
+                old_paths.push(p.as_str());
+            }
+            FileChange::Deleted(p) => old_paths.push(p.as_str()),
+            FileChange::Renamed { from, to } => {
+                new_paths.push(to.as_str());
+                old_paths.push(from.as_str());
+            }
+        }
+    }
+    (new_paths, old_paths)
+}
+
+/// The `SKILL.md` files a change touches that no gated skill holds: test fixtures, templates,
+/// vendored or ignored copies, one at the top of the repository. The report names them, so that
+/// "no skills to gate" is never all it says of a change to a `SKILL.md`.
+pub fn ungated_skill_files(gated: &[SkillChange], files: &[FileChange]) -> Vec<String> {
+    let dirs: Vec<SkillDir> = gated
+        .iter()
+        .flat_map(|change| {
+            let from = match &change.kind {
+                ChangeKind::Renamed { from } => Some(SkillDir {
+                    dir: from.clone(),
+                    skill_file: change.skill.skill_file.clone(),
+                }),
+                _ => None,
+            };
+            std::iter::once(change.skill.clone()).chain(from)
+        })
+        .collect();
+    let (new_paths, old_paths) = touched(files);
+    let mut out: Vec<String> = new_paths
+        .into_iter()
+        .chain(old_paths)
+        .filter(|path| {
+            let file = path.rsplit('/').next().unwrap_or(path);
+            file == crate::discover::SKILL_FILES[0]
+                && !dirs.iter().any(|d| d.skill_file_path() == *path)
+                && owner(&dirs, path).is_none()
+        })
+        .map(str::to_owned)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The finding [`not_gated`] makes.
+pub const NOT_GATED_RULE: &str = "skill-not-gated";
+
+/// A warning for each changed `SKILL.md` that no gated skill holds ([`ungated_skill_files`]):
+/// a change to a `SKILL.md` is never passed over in silence.
+pub fn not_gated(gated: &[SkillChange], files: &[FileChange]) -> Vec<Finding> {
+    ungated_skill_files(gated, files)
+        .iter()
+        .map(|file| {
+            Finding::warning(
+                NOT_GATED_RULE,
+                file,
+                None,
+                "this SKILL.md changed but is not gated: it is no skill here (at the top of the \
+                 repository, in a test, template, vendored or build directory, or named by \
+                 `[skills] ignore`); add the directory above its own to `[skills] roots` if it \
+                 is a skill",
+            )
+        })
+        .collect()
+}
+
 /// Skills whose directory moved: head dir → base dir. A base skill that is gone at the head pairs
 /// with a new head skill when git saw its skill file renamed there, or most of its files (git's
 /// rename detection misses a small `SKILL.md` whose `name` changed, but rarely a whole skill's
@@ -220,6 +329,55 @@ mod tests {
             dir: dir.to_owned(),
             skill_file: "SKILL.md".to_owned(),
         }
+    }
+
+    #[test]
+    fn a_changed_uncovered_skill_md_is_gated_and_other_ones_are_named() {
+        let head = vec![skill("skills/a")];
+        let uncovered = vec![skill("tools/foo"), skill("tools/bar"), skill("")];
+        let files = vec![
+            FileChange::Modified("tools/foo/SKILL.md".into()),
+            // Only its SKILL.md makes an uncovered directory a skill to gate.
+            FileChange::Modified("tools/bar/run.sh".into()),
+            FileChange::Modified("tests/fixtures/skills/x/SKILL.md".into()),
+            FileChange::Modified("SKILL.md".into()),
+            FileChange::Modified("skills/a/tests/fixtures/y/SKILL.md".into()),
+        ];
+        let changes = gated_changes(&head, &uncovered, &head, &uncovered, &files);
+        assert_eq!(
+            kinds(&changes),
+            vec![
+                ("skills/a", ChangeKind::Modified),
+                ("tools/foo", ChangeKind::Modified)
+            ]
+        );
+        assert_eq!(
+            ungated_skill_files(&changes, &files),
+            vec!["SKILL.md", "tests/fixtures/skills/x/SKILL.md"]
+        );
+
+        // Moved under a root: a rename from where no root looked.
+        let files = vec![FileChange::Renamed {
+            from: "tools/foo/SKILL.md".into(),
+            to: "skills/foo/SKILL.md".into(),
+        }];
+        let changes = gated_changes(
+            &[skill("skills/foo")],
+            &[],
+            &[],
+            &[skill("tools/foo")],
+            &files,
+        );
+        assert_eq!(
+            kinds(&changes),
+            vec![(
+                "skills/foo",
+                ChangeKind::Renamed {
+                    from: "tools/foo".into()
+                }
+            )]
+        );
+        assert!(ungated_skill_files(&changes, &files).is_empty());
     }
 
     fn kinds(changes: &[SkillChange]) -> Vec<(&str, ChangeKind)> {

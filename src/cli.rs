@@ -292,7 +292,7 @@ pub struct CheckArgs {
     #[arg(long)]
     pub all: bool,
 
-    /// Gate only the skill with this name (repeatable).
+    /// Gate only this skill: a directory name (every skill with it) or a path (repeatable).
     #[arg(long = "skill", value_name = "NAME")]
     pub skills: Vec<String>,
 

@@ -37,19 +37,27 @@ pub struct LintConfig {
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct SkillsConfig {
-    /// Skill roots, relative to the repository; `**/` matches at any depth.
+    /// Skill roots, relative to the repository; `**/` matches at any depth. A skill is a
+    /// directory below a root holding a `SKILL.md` (`discover::Layout::place`).
     pub roots: Vec<String>,
-    /// Paths (globs) never searched for skills.
+    /// Paths (globs) never searched for skills: a directory, or one `SKILL.md`.
     pub ignore: Vec<String>,
 }
 
 impl Default for SkillsConfig {
+    /// Every directory named `skills`, at any depth: `.claude/skills`, `skills`, a
+    /// marketplace's `plugins/<plugin>/skills`, a monorepo's `packages/<x>/skills`, the
+    /// `.codex`/`.github`/`.agents` ones. `**/skills` covers them all; the others are listed
+    /// so that the layouts read from the config. Test, template and vendored directories are
+    /// no roots through a wildcard (`discover::Layout::place`).
     fn default() -> Self {
         Self {
             roots: vec![
                 ".claude/skills".to_owned(),
                 "skills".to_owned(),
                 "**/.claude/skills".to_owned(),
+                "plugins/*/skills".to_owned(),
+                "**/skills".to_owned(),
             ],
             ignore: Vec::new(),
         }

@@ -21,6 +21,30 @@ const SKIPPED_DIRS: &[&str] = &[
 /// The file names that make a directory a skill, in order of preference.
 pub const SKILL_FILES: &[&str] = &["SKILL.md", "skill.md"];
 
+/// Directories that hold a project's or a skill's test data, templates, vendored code or build
+/// output: a `SKILL.md` below one is a fixture, a template or a copy, not a skill (a skill's own
+/// `tests/fixtures/other/SKILL.md` is part of that skill). A root that names such a directory
+/// itself (`roots = ["tests/fixtures/skills"]`) still counts, and a skill may be named `tests`.
+const NOT_SKILL_DIRS: &[&str] = &[
+    "tests",
+    "test",
+    "__tests__",
+    "fixtures",
+    "__fixtures__",
+    "testdata",
+    "test-data",
+    "templates",
+    "template",
+    "vendor",
+    "third_party",
+    "third-party",
+    "dist",
+    "build",
+];
+
+/// The finding made for a `SKILL.md` that no root covers.
+pub const UNCOVERED_RULE: &str = "skill-uncovered";
+
 /// A skill's place in the tree.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SkillDir {
@@ -37,6 +61,9 @@ impl SkillDir {
     }
 
     pub fn skill_file_path(&self) -> String {
+        if self.dir.is_empty() {
+            return self.skill_file.clone();
+        }
         format!("{}/{}", self.dir, self.skill_file)
     }
 }
@@ -45,6 +72,9 @@ impl SkillDir {
 #[derive(Debug, Default)]
 pub struct Tree {
     pub skills: Vec<SkillDir>,
+    /// Every `SKILL.md` no root covers and nothing ignores (see [`Layout::place`]); each also
+    /// has a [`UNCOVERED_RULE`] warning in `findings`.
+    pub uncovered: Vec<SkillDir>,
     pub findings: Vec<Finding>,
     /// Symlinks below a root that lead to another place in the repository: a change there is
     /// a change to the skill that links to it.
@@ -62,6 +92,26 @@ pub struct Link {
     /// (`tools/current.sh -> v1.sh`) and linked directories on the way (`tools -> tools-v1`).
     /// Retargeting any of them changes what the skill runs, without touching `path` or `target`.
     pub through: Vec<String>,
+}
+
+/// The skill directories among a list of paths, and the `SKILL.md` files no root covers.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Found {
+    pub skills: Vec<SkillDir>,
+    pub uncovered: Vec<SkillDir>,
+}
+
+/// What a directory holding a skill file is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Place {
+    /// A skill, under this root: the nearest directory above it that a root pattern matches
+    /// (`plugins/a/skills`), or the directory `lint PATH` searched.
+    Skill { root: String },
+    /// Under no root, and nothing says it is not a skill: worth a warning, and gated when a
+    /// change touches its `SKILL.md`.
+    Uncovered,
+    /// Not a skill: ignored, a fixture, a template, vendored or built (see [`NOT_SKILL_DIRS`]).
+    NotASkill,
 }
 
 /// Which directories are skill roots and which paths are ignored.
@@ -87,33 +137,113 @@ impl<'a> Layout<'a> {
         })
     }
 
-    /// Whether a skill directory lies under a root (a root itself is not a skill).
-    fn under_root(&self, dir: &str) -> bool {
-        let segments: Vec<&str> = dir.split('/').collect();
-        (1..segments.len()).any(|n| self.is_root(&segments[..n].join("/")))
+    /// Whether a root pattern matches `prefix` (a directory's first segments) without its
+    /// wildcards standing for a test, template or vendored directory: `**/skills` is no root at
+    /// `tests/fixtures/skills`, `tests/fixtures/skills` is.
+    fn is_root_at(&self, prefix: &[&str]) -> bool {
+        let path = prefix.join("/");
+        self.config.roots.iter().any(|root| {
+            glob::matches(root, &path)
+                && prefix
+                    .iter()
+                    .filter(|s| NOT_SKILL_DIRS.contains(s))
+                    .all(|s| root.split('/').any(|literal| literal == *s))
+        })
+    }
+
+    /// What the directory `dir` (repository-relative), which holds a skill file, is. `searched`
+    /// is the directory `lint PATH` searches: every directory at or below it counts as under a
+    /// root. A skill's root is the nearest root above it; a test, template or vendored directory
+    /// between the root and the skill makes it a fixture of whatever holds it.
+    pub fn place(&self, dir: &str, searched: Option<&str>) -> Place {
+        if self.is_ignored(dir) || self.is_ignored(&format!("{dir}/{}", SKILL_FILES[0])) {
+            return Place::NotASkill;
+        }
+        let segments: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+        // Below what `lint PATH` searched, only the segments below it say what it is.
+        let below_search = searched.and_then(|start| {
+            let start: Vec<&str> = start.split('/').filter(|s| !s.is_empty()).collect();
+            segments.starts_with(&start).then_some(start.len())
+        });
+        let from = below_search.unwrap_or(0);
+        if segments[from..].iter().any(|s| SKIPPED_DIRS.contains(s)) {
+            return Place::NotASkill;
+        }
+        // Between the first `n` segments and the directory's own name.
+        let within = |n: usize| {
+            let end = segments.len().saturating_sub(1);
+            segments[n.min(end)..end]
+                .iter()
+                .any(|s| NOT_SKILL_DIRS.contains(s))
+        };
+        if let Some(n) = (1..segments.len())
+            .rev()
+            .find(|&n| self.is_root_at(&segments[..n]))
+        {
+            return if within(n.max(from)) {
+                Place::NotASkill
+            } else {
+                Place::Skill {
+                    root: segments[..n].join("/"),
+                }
+            };
+        }
+        if let Some(n) = below_search {
+            return if within(n) {
+                Place::NotASkill
+            } else {
+                Place::Skill {
+                    root: segments[..n].join("/"),
+                }
+            };
+        }
+        if segments.iter().any(|s| NOT_SKILL_DIRS.contains(s)) {
+            Place::NotASkill
+        } else {
+            Place::Uncovered
+        }
+    }
+
+    /// The root of the skill at `dir`, `None` when no root covers it.
+    pub fn root_of(&self, dir: &str) -> Option<String> {
+        match self.place(dir, None) {
+            Place::Skill { root } => Some(root),
+            _ => None,
+        }
     }
 
     /// The skill directories among a commit's file paths (from `git ls-tree`).
     pub fn skills_in_paths<'p>(&self, paths: impl IntoIterator<Item = &'p str>) -> Vec<SkillDir> {
-        let mut found: Vec<SkillDir> = Vec::new();
+        self.find_in_paths(paths).skills
+    }
+
+    /// The skill directories among a commit's file paths, and the `SKILL.md` files there that
+    /// no root covers (as [`Self::find_skills`] tells them apart).
+    pub fn find_in_paths<'p>(&self, paths: impl IntoIterator<Item = &'p str>) -> Found {
+        let mut found = Found::default();
         for path in paths {
-            let Some((dir, file)) = path.rsplit_once('/') else {
-                continue;
-            };
-            if !SKILL_FILES.contains(&file) || !self.under_root(dir) || self.is_ignored(dir) {
+            let (dir, file) = path.rsplit_once('/').unwrap_or(("", path));
+            if !SKILL_FILES.contains(&file) {
                 continue;
             }
-            match found.iter_mut().find(|s| s.dir == dir) {
+            let list = match self.place(dir, None) {
+                Place::Skill { .. } => &mut found.skills,
+                // A lowercase `skill.md` outside a root is as often a page about skills.
+                Place::Uncovered if file == SKILL_FILES[0] => &mut found.uncovered,
+                _ => continue,
+            };
+            match list.iter_mut().find(|s| s.dir == dir) {
                 // `SKILL.md` wins over `skill.md`.
                 Some(existing) if file == SKILL_FILES[0] => existing.skill_file = file.to_owned(),
                 Some(_) => {}
-                None => found.push(SkillDir {
+                None => list.push(SkillDir {
                     dir: dir.to_owned(),
                     skill_file: file.to_owned(),
                 }),
             }
         }
-        found.sort();
+        found.skills.sort();
+        found.uncovered.sort();
         found
     }
 
@@ -162,11 +292,21 @@ impl<'a> Layout<'a> {
             if let Ok(real) = abs.canonicalize() {
                 visited.insert(real);
             }
-            if under_root && let Some(skill_file) = skill_file_in(&abs) {
-                tree.skills.push(SkillDir {
-                    dir: rel.clone(),
-                    skill_file,
-                });
+            if let Some(skill_file) = skill_file_in(&abs) {
+                let searched = everywhere.then_some(start);
+                match self.place(&rel, searched) {
+                    Place::Skill { .. } => tree.skills.push(SkillDir {
+                        dir: rel.clone(),
+                        skill_file,
+                    }),
+                    Place::Uncovered if skill_file == SKILL_FILES[0] => {
+                        tree.uncovered.push(SkillDir {
+                            dir: rel.clone(),
+                            skill_file,
+                        });
+                    }
+                    _ => {}
+                }
             }
             let mut entries: Vec<_> = match std::fs::read_dir(&abs) {
                 Ok(entries) => entries.filter_map(Result::ok).collect(),
@@ -240,9 +380,57 @@ impl<'a> Layout<'a> {
             }
         }
         tree.skills.sort();
+        tree.uncovered.sort();
+        tree.uncovered.dedup();
+        for file in &tree.uncovered {
+            tree.findings.push(uncovered_finding(self, file));
+        }
         tree.links.sort();
         Ok(tree)
     }
+}
+
+/// How to settle a `SKILL.md` no root covers: the `.skillgate.toml` key that gates it as a
+/// skill, or the one that says it is none (keys a user can copy).
+pub fn uncovered_advice(layout: &Layout<'_>, skill: &SkillDir) -> String {
+    let file = skill.skill_file_path();
+    let ignore = format!("or add `{file}` to `[skills] ignore` if it is not a skill");
+    let parent = skill.dir.rsplit_once('/').map_or("", |(parent, _)| parent);
+    if skill.dir.is_empty() {
+        format!("move the skill into `skills/<name>/` to gate it, {ignore}")
+    } else if layout.is_root(&skill.dir) {
+        format!(
+            "`{}` is a skill root: its skills are the directories below it; move this one into \
+             a directory of its own to gate it, {ignore}",
+            skill.dir
+        )
+    } else if parent.is_empty() {
+        format!(
+            "move it into `skills/{}/` to gate it as a skill, {ignore}",
+            skill.dir
+        )
+    } else {
+        format!(
+            "add `{parent}` to `[skills] roots` in .skillgate.toml to gate it as a skill, {ignore}"
+        )
+    }
+}
+
+/// The warning for a `SKILL.md` no root covers: where it is, what that means, and the way out.
+fn uncovered_finding(layout: &Layout<'_>, skill: &SkillDir) -> Finding {
+    let what = if skill.dir.is_empty() {
+        "a SKILL.md at the top of the repository is no skill: a skill is a directory under a \
+         skill root"
+    } else {
+        "no skill root covers this SKILL.md: it is not linted, and a change to it needs a \
+         maintainer's review"
+    };
+    Finding::warning(
+        UNCOVERED_RULE,
+        &skill.skill_file_path(),
+        None,
+        format!("{what}; {}", uncovered_advice(layout, skill)),
+    )
 }
 
 /// The skill file a directory holds, if any.
@@ -452,6 +640,155 @@ mod tests {
             ]
         );
         assert_eq!(found[3].skill_file, "skill.md");
+    }
+
+    #[test]
+    fn default_roots_cover_marketplaces_monorepos_and_claude_dirs() {
+        let config = SkillsConfig::default();
+        let layout = Layout::new(&config);
+        let skill = |root: &str| Place::Skill {
+            root: root.to_owned(),
+        };
+        for (dir, place) in [
+            ("plugins/a/skills/x", skill("plugins/a/skills")),
+            ("packages/web/skills/lint", skill("packages/web/skills")),
+            (".claude/skills/pdf", skill(".claude/skills")),
+            (
+                "packages/web/.claude/skills/pdf",
+                skill("packages/web/.claude/skills"),
+            ),
+            (".github/skills/review", skill(".github/skills")),
+            // Nested: the nearest root, and a skill's inner skill stays a skill.
+            ("skills/pdf/lib/inner", skill("skills")),
+            ("skills/tool/skills/inner", skill("skills/tool/skills")),
+            // A skill may carry the name of a directory that holds fixtures.
+            ("skills/tests", skill("skills")),
+            // A skill's own fixtures and templates are its files.
+            ("skills/pdf/tests/fixtures/broken", Place::NotASkill),
+            ("skills/maker/templates/new", Place::NotASkill),
+            // A wildcard does not reach into test, template, vendored or installed copies.
+            ("tests/fixtures/skills/fake", Place::NotASkill),
+            ("vendor/acme/skills/theirs", Place::NotASkill),
+            ("node_modules/pkg/skills/dep", Place::NotASkill),
+            ("template", Place::NotASkill),
+            // No root: a warning.
+            ("tools/foo", Place::Uncovered),
+            ("skills", Place::Uncovered),
+            ("", Place::Uncovered),
+        ] {
+            assert_eq!(layout.place(dir, None), place, "{dir}");
+        }
+
+        // A root that names a fixture directory itself is one; ignores win over roots.
+        let config = SkillsConfig {
+            roots: vec!["tests/fixtures/skills".to_owned()],
+            ignore: vec![
+                "tests/fixtures/skills/old".to_owned(),
+                "a/SKILL.md".to_owned(),
+            ],
+        };
+        let layout = Layout::new(&config);
+        assert_eq!(
+            layout.place("tests/fixtures/skills/fake", None),
+            skill("tests/fixtures/skills")
+        );
+        assert_eq!(
+            layout.place("tests/fixtures/skills/old", None),
+            Place::NotASkill
+        );
+        assert_eq!(layout.place("a", None), Place::NotASkill);
+        assert_eq!(layout.place("b", None), Place::Uncovered);
+
+        // What `lint PATH` searched counts as a root below it, fixtures inside it or not.
+        let config = SkillsConfig::default();
+        let layout = Layout::new(&config);
+        assert_eq!(
+            layout.place("tests/fixtures/x", Some("tests/fixtures")),
+            skill("tests/fixtures")
+        );
+        assert_eq!(
+            layout.place("work/x/tests/y", Some("work")),
+            Place::NotASkill
+        );
+    }
+
+    #[test]
+    fn paths_tell_skills_from_uncovered_skill_files() {
+        let config = SkillsConfig::default();
+        let found = Layout::new(&config).find_in_paths([
+            "plugins/a/skills/x/SKILL.md",
+            "tools/foo/SKILL.md",
+            "tools/foo/run.sh",
+            "docs/skill.md",
+            "tests/fixtures/skills/fake/SKILL.md",
+            "SKILL.md",
+        ]);
+        assert_eq!(dirs(&found.skills), vec!["plugins/a/skills/x"]);
+        assert_eq!(dirs(&found.uncovered), vec!["", "tools/foo"]);
+    }
+
+    #[test]
+    fn the_walk_warns_of_every_uncovered_skill_md_once() {
+        let repo = tempfile::tempdir().expect("tempdir");
+        for dir in [
+            "skills/a",
+            "tools/foo",
+            "tools/foo/tests/fixtures/x",
+            "templates",
+        ] {
+            std::fs::create_dir_all(repo.path().join(dir)).expect("mkdir");
+            std::fs::write(repo.path().join(dir).join("SKILL.md"), "---\n---\n").expect("w");
+        }
+        std::fs::create_dir_all(repo.path().join("docs")).expect("mkdir");
+        std::fs::write(repo.path().join("docs/skill.md"), "about skills\n").expect("w");
+        let config = SkillsConfig::default();
+        let tree = Layout::new(&config).find_skills(repo.path()).expect("walk");
+        assert_eq!(dirs(&tree.skills), vec!["skills/a"]);
+        assert_eq!(dirs(&tree.uncovered), vec!["tools/foo"]);
+        let warnings: Vec<(&str, &str)> = tree
+            .findings
+            .iter()
+            .map(|f| (f.rule.as_str(), f.file.as_str()))
+            .collect();
+        assert_eq!(warnings, vec![(UNCOVERED_RULE, "tools/foo/SKILL.md")]);
+        assert!(
+            tree.findings[0]
+                .message
+                .ends_with("add `tools` to `[skills] roots` in .skillgate.toml to gate it as a skill, or add `tools/foo/SKILL.md` to `[skills] ignore` if it is not a skill"),
+            "{}",
+            tree.findings[0].message
+        );
+    }
+
+    #[test]
+    fn the_advice_fits_where_the_skill_md_is() {
+        let config = SkillsConfig::default();
+        let layout = Layout::new(&config);
+        let advice = |dir: &str| {
+            uncovered_advice(
+                &layout,
+                &SkillDir {
+                    dir: dir.to_owned(),
+                    skill_file: "SKILL.md".to_owned(),
+                },
+            )
+        };
+        assert!(
+            advice("a/b/c").starts_with("add `a/b` to `[skills] roots` in .skillgate.toml"),
+            "{}",
+            advice("a/b/c")
+        );
+        assert!(advice("tools").starts_with("move it into `skills/tools/`"));
+        assert!(advice("").starts_with("move the skill into `skills/<name>/`"));
+        assert!(
+            advice(".claude/skills").starts_with("`.claude/skills` is a skill root"),
+            "{}",
+            advice(".claude/skills")
+        );
+        assert!(
+            advice("a/b/c")
+                .ends_with("or add `a/b/c/SKILL.md` to `[skills] ignore` if it is not a skill")
+        );
     }
 
     #[test]

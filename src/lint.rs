@@ -6,6 +6,7 @@
 //! rule by rule, is in [`RULES`].
 
 pub mod body;
+pub mod commands;
 pub mod references;
 pub mod scripts;
 
@@ -34,8 +35,8 @@ const fn rule(id: &'static str, severity: Severity, summary: &'static str) -> Ru
 }
 
 /// Every rule of the skill lint. Errors are what `skills-ref` or `skilo` reject too; warnings
-/// are `skilo`'s warnings (or ours: `reference-outside-skill`, `script-unreadable`,
-/// `field-name`).
+/// are `skilo`'s warnings (or ours: `reference-mention-missing`, `reference-outside-skill`,
+/// `script-unreadable`, `field-name`).
 pub const RULES: &[Rule] = &[
     rule(
         "skill-file-unreadable",
@@ -72,6 +73,17 @@ pub const RULES: &[Rule] = &[
         "name-mismatch",
         Severity::Error,
         "`name` equals the skill's directory name (skilo: E003)",
+    ),
+    rule(
+        "name-duplicate",
+        Severity::Warning,
+        "no other skill under the same root has the same `name` (skills under different roots, \
+         like two plugins' `setup`, are different skills)",
+    ),
+    rule(
+        crate::discover::UNCOVERED_RULE,
+        Severity::Warning,
+        "every `SKILL.md` is under a skill root, or `[skills] ignore` names it",
     ),
     rule(
         "description-missing",
@@ -112,8 +124,16 @@ pub const RULES: &[Rule] = &[
     rule(
         "reference-missing",
         Severity::Error,
-        "files the body links to or names in `scripts/`, `references/`, `assets/` exist in the \
-         skill (skilo: E009)",
+        "files the body links to, and files its shell blocks run or read (`python3 \
+         scripts/x.py`, `cat references/x.md`, `${CLAUDE_SKILL_DIR}/…`), exist in the skill \
+         (skilo: E009)",
+    ),
+    rule(
+        "reference-mention-missing",
+        Severity::Warning,
+        "files inline code in prose names in `scripts/`, `references/`, `assets/` exist in the \
+         skill; not directories, globs, paths another tool runs (`uv run`, `npx`, `make`) nor a \
+         table of files the skill has none of",
     ),
     rule(
         "reference-outside-skill",
@@ -123,17 +143,18 @@ pub const RULES: &[Rule] = &[
     rule(
         "script-not-executable",
         Severity::Warning,
-        "scripts under `scripts/` are executable (skilo: W002)",
+        "files SKILL.md, `allowed-tools` or the skill's code run directly (`./scripts/x.sh`) \
+         are executable (skilo: W002)",
     ),
     rule(
         "script-shebang",
         Severity::Warning,
-        "scripts under `scripts/` start with a `#!` line (skilo: W003)",
+        "files run directly start with a `#!` line (skilo: W003)",
     ),
     rule(
         "script-unreadable",
         Severity::Warning,
-        "scripts under `scripts/` can be read: regular files in the repository, at most 8 MiB",
+        "files run directly can be read: regular files in the repository, at most 8 MiB",
     ),
 ];
 
@@ -238,12 +259,26 @@ pub fn lint_skill(
     };
     let md = skill::read_skill_md(&text, &file, skill.dir_name(), config.strict);
     let mut findings = md.findings;
-    if let Some(body_line) = md.body_line {
-        let body = body_of(&text, body_line);
+    let body = md.body_line.map(|line| (body_of(&text, line), line));
+    if let Some((body, body_line)) = body {
         findings.extend(body::check(body, body_line, &file));
-        findings.extend(references::check(body, body_line, &file, &dir));
+        findings.extend(references::check(
+            &text,
+            body,
+            body_line,
+            &file,
+            &dir,
+            skill.dir_name(),
+        ));
     }
-    findings.extend(scripts::check(repo, &dir, &skill.dir, files));
+    let instructions = scripts::Instructions {
+        text: &text,
+        body,
+        allowed_tools: &md.meta.allowed_tools,
+        file_name: &skill.skill_file,
+    };
+    let executed = scripts::executed(repo, &dir, skill.dir_name(), &instructions, files);
+    findings.extend(scripts::check(repo, &dir, &skill.dir, &executed));
     // A message can quote the skill (a name, a link): never a secret in it.
     for finding in &mut findings {
         finding.message = crate::analysis::secrets::redact_text(&finding.message);
@@ -254,6 +289,56 @@ pub fn lint_skill(
         meta: md.meta,
         findings,
     }
+}
+
+/// A skill as the rules across skills see it: where it is, its root, its `name`.
+#[derive(Debug, Clone, Copy)]
+pub struct Placed<'a> {
+    pub skill: &'a SkillDir,
+    /// The root it is under (`discover::Layout::place`); `None` for a `SKILL.md` no root covers.
+    pub root: Option<&'a str>,
+    /// Its `name`, when its frontmatter has one.
+    pub name: Option<&'a str>,
+}
+
+/// `name-duplicate`: skills under one root that share a `name`. An agent loads a root's skills
+/// by name, so one hides the other. Skills are identified by their directory: one name under
+/// two roots (`plugins/a/skills/setup`, `plugins/b/skills/setup`) is two skills and no finding.
+/// Each skill of a group gets a warning naming the others, so `lint` (every skill) and `check`
+/// (the changed ones) say the same of a skill.
+pub fn duplicate_names(skills: &[Placed<'_>]) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for (i, this) in skills.iter().enumerate() {
+        let (Some(root), Some(name)) = (this.root, this.name) else {
+            continue;
+        };
+        let others: Vec<&str> = skills
+            .iter()
+            .enumerate()
+            .filter(|(j, other)| {
+                *j != i
+                    && other.root == Some(root)
+                    && other.name == Some(name)
+                    && other.skill.dir != this.skill.dir
+            })
+            .map(|(_, other)| other.skill.dir.as_str())
+            .collect();
+        if others.is_empty() {
+            continue;
+        }
+        findings.push(Finding::warning(
+            "name-duplicate",
+            &this.skill.skill_file_path(),
+            None,
+            format!(
+                "`{}` under the skill root `{root}` is also the name of {}: an agent that loads \
+                 skills by name finds one of them; rename one (its `name` and its directory)",
+                crate::analysis::secrets::redact_text(name),
+                others.join(", ")
+            ),
+        ));
+    }
+    findings
 }
 
 /// The text from line `line` (1-based) on.
@@ -375,7 +460,9 @@ mod tests {
         let mut text = String::from("---\nname: Bad_Name\ndescription: \"\"\ncompatibility: ");
         text.push_str(&"c".repeat(501));
         text.push_str("\nargument-hint: \"[file]\"\nversion: 1.0.0\nallowed_tools: Read\n---\n");
-        text.push_str("See [missing](references/missing.md) and [up](../other/SKILL.md).\n");
+        text.push_str(
+            "See [missing](references/missing.md) and [up](../other/SKILL.md), run `./scripts/run.sh`.\n",
+        );
         text.push_str(&"line\n".repeat(500));
         fx.write("skills/pdf/SKILL.md", text.as_bytes());
         fx.write("skills/pdf/scripts/run.sh", b"echo no shebang\n");
@@ -564,6 +651,67 @@ mod tests {
         let linted = fx.lint("skills/pdf", false);
         assert_eq!(places(&linted), vec![("skill-file-unreadable", None, None)]);
         assert!(linted.findings[0].message.contains("byte limit"));
+    }
+
+    #[test]
+    fn one_name_twice_is_a_warning_only_under_one_root() {
+        let dirs = [
+            skill(".claude/skills/setup"),
+            skill(".claude/skills/group/setup"),
+            skill("plugins/a/skills/setup"),
+            skill("plugins/b/skills/setup"),
+            skill("tools/setup"),
+        ];
+        let roots = [
+            Some(".claude/skills"),
+            Some(".claude/skills"),
+            Some("plugins/a/skills"),
+            Some("plugins/b/skills"),
+            None,
+        ];
+        let placed: Vec<Placed<'_>> = dirs
+            .iter()
+            .zip(roots)
+            .map(|(skill, root)| Placed {
+                skill,
+                root,
+                name: Some("setup"),
+            })
+            .collect();
+        let found = duplicate_names(&placed);
+        let at: Vec<(&str, Severity, &str)> = found
+            .iter()
+            .map(|f| (f.rule.as_str(), f.severity, f.file.as_str()))
+            .collect();
+        assert_eq!(
+            at,
+            vec![
+                (
+                    "name-duplicate",
+                    Severity::Warning,
+                    ".claude/skills/setup/SKILL.md"
+                ),
+                (
+                    "name-duplicate",
+                    Severity::Warning,
+                    ".claude/skills/group/setup/SKILL.md"
+                ),
+            ]
+        );
+        assert!(
+            found[0]
+                .message
+                .starts_with("`setup` under the skill root `.claude/skills` is also the name of .claude/skills/group/setup:"),
+            "{}",
+            found[0].message
+        );
+        assert_eq!(
+            rule_by_id("name-duplicate").map(|r| r.severity),
+            Some(Severity::Warning)
+        );
+        // No name, no duplicate.
+        let unnamed: Vec<Placed<'_>> = placed.iter().map(|p| Placed { name: None, ..*p }).collect();
+        assert!(duplicate_names(&unnamed).is_empty());
     }
 
     #[test]

@@ -60,6 +60,10 @@ pub struct Signals {
     /// decided under the stricter of the base and head categories' policies.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category_change: Option<CategoryChange>,
+    /// Why the skill is gated though no skill root covers it: a change touched a `SKILL.md`
+    /// outside the roots, and whether it is a skill is a maintainer's call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uncovered: Option<String>,
 }
 
 /// A `category` that differs between the base and the head (`None`: not set).
@@ -92,16 +96,25 @@ pub struct Analysis {
     /// The most complex function, when any code was analysed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub complexity: Option<ComplexitySignal>,
-    /// What counts as an external dependency, one entry each (`Dependencies::counted`): hosts,
-    /// manifests, declared names, and the network tools together when they reach no named host.
+    /// What counts as an external dependency, one entry each, with where it is
+    /// (`Dependencies::counted_at`, then git submodules): a service, however its code reaches it
+    /// (`notion (notion_client, skills/x/scripts/sync.py:3)`); any other host
+    /// (`legacy.acme.io (skills/x/scripts/legacy.sh:3)`); a manifest
+    /// (`packages: requests, httpx (skills/x/requirements.txt:1)`); the declared names found
+    /// nowhere else (`declared: jq (skills/x/SKILL.md:4)`); and the network tools together when
+    /// they reach no named host (`endpoint not named: curl (skills/x/scripts/get.sh:2)`).
     #[serde(default)]
     pub dependencies: Vec<String>,
-    /// The length of `dependencies`.
+    /// The length of `dependencies`: what the policy's dependency thresholds compare.
     #[serde(default)]
     pub dependency_count: u32,
     /// Hardcoded secrets, redacted: `scripts/deploy.sh:4 github-token ghp_…`.
     #[serde(default)]
     pub secrets: Vec<String>,
+    /// Values shaped like secrets that their place calls examples, redacted, with why:
+    /// `tests/test_api.py:4 generic-secret q7Rk… (in a test fixture)`. Shown, never blocking.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub secret_warnings: Vec<String>,
     /// Security-sensitive code: auth, crypto, credentials, privilege.
     #[serde(default)]
     pub security_sensitive: Vec<String>,

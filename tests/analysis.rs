@@ -38,15 +38,22 @@ fn measured_signals_decide_with_their_evidence() {
     assert_eq!(criteria["database_write"]["passed"], false);
     assert_eq!(criteria["hardcoded_secrets"]["passed"], true);
     let analysis = &skill["signals"]["analysis"];
-    let hosts: Vec<&str> = analysis["dependencies"]
+    let listed: Vec<&str> = analysis["dependencies"]
         .as_array()
         .expect("dependencies")
         .iter()
         .filter_map(|d| d.as_str())
         .collect();
-    assert!(
-        hosts.starts_with(&["api.github.com", "hooks.slack.com", "legacy.acme.io"]),
-        "{hosts:?}"
+    let at = ".claude/skills/release-notifier";
+    assert_eq!(
+        listed,
+        [
+            format!("github (api.github.com, {at}/scripts/notify.sh:5)"),
+            format!("legacy.acme.io ({at}/scripts/legacy.sh:3)"),
+            format!("slack (hooks.slack.com, {at}/scripts/notify.sh:6)"),
+            format!("packages: requests ({at}/requirements.txt:1)"),
+            format!("declared: slack-webhook ({at}/SKILL.md:5)"),
+        ]
     );
     assert!(
         analysis["database_writes"][0].as_str().is_some_and(
@@ -60,7 +67,9 @@ fn measured_signals_decide_with_their_evidence() {
     assert!(risk > 0.30 && risk <= 1.0, "{risk}");
     let reasons = skill["decision"]["reasons"].to_string();
     assert!(
-        reasons.contains("5 external dependencies > 3: api.github.com"),
+        reasons.contains(&format!(
+            "5 external dependencies > 3: github (api.github.com, {at}/scripts/notify.sh:5), legacy.acme.io"
+        )),
         "{reasons}"
     );
     // The audit trail keeps the seed's risk_assessment shape, with the score.

@@ -132,7 +132,10 @@ fn a_payload_in_a_text_file_run_with_bash() {
         list(&analysis, "security_sensitive"),
         vec!["credentials: ~/.aws/credentials (.claude/skills/x/assets/notes.txt:1)"]
     );
-    assert_eq!(list(&analysis, "dependencies"), vec!["drop.badhost.io"]);
+    assert_eq!(
+        list(&analysis, "dependencies"),
+        vec![format!("drop.badhost.io ({DIR}/assets/notes.txt:2)")]
+    );
 }
 
 #[test]
@@ -361,7 +364,7 @@ fn rm_rf_of_the_root_or_home_behind_globs_braces_and_operators() {
 fn honest_clean_ups_and_tool_variables_stay_auto() {
     let (tier, sensitive, dynamic) = gate(&[(
         "scripts/build.sh",
-        "#!/bin/bash\nOUTPUT_DIR=\"${1:-./output}\"\nrm -rf \"$OUTPUT_DIR\"/*\nBUILD=\"$ROOT/build\"\nrm -rf \"$BUILD\"/\nfor d in build dist .cache; do rm -rf \"$d\"/; done\nVENV_DIR=\"${VENV_DIR:-$HOME/.venvs/pdf}\"\nrm -rf \"$VENV_DIR\"/\nrm -rf \"${OUT:-out}\"/\n/Applications/Google\\ Chrome.app/Contents/MacOS/Google\\ Chrome --headless x.html\nif [ \"$(uname)\" = Darwin ]; then SED_INPLACE=\"sed -i ''\"; else SED_INPLACE=\"sed -i\"; fi\n$SED_INPLACE 's/a/b/' x.txt\nPYTHON=\"${PYTHON:-python3}\"\n\"$PYTHON\" -m json.tool x.json\ncmd=(python3 -m json.tool)\n\"${cmd[@]}\" x.json\nfor tool in jq yq; do \"$tool\" --version; done\n${CC:-cc} -o x x.c\nexec \"$0\" \"$@\"\n",
+        "#!/bin/bash\nOUTPUT_DIR=\"${1:-./output}\"\nrm -rf \"$OUTPUT_DIR\"/*\nBUILD=\"$ROOT/build\"\nrm -rf \"$BUILD\"/\nfor d in build dist .cache; do rm -rf \"$d\"/; done\nVENV_DIR=\"${VENV_DIR:-$HOME/.venvs/pdf}\"\nrm -rf \"$VENV_DIR\"/\nrm -rf \"${OUT:-out}\"/\n/Applications/Google\\ Chrome.app/Contents/MacOS/Google\\ Chrome --headless x.html\nif [ \"$(uname)\" = Darwin ]; then SED_INPLACE=\"sed -i ''\"; else SED_INPLACE=\"sed -i\"; fi\n$SED_INPLACE 's/a/b/' x.txt\nPYTHON=\"${PYTHON:-python3}\"\n\"$PYTHON\" -m json.tool x.json\ncmd=(python3 -m json.tool)\n\"${cmd[@]}\" x.json\nfor tool in jq yq; do \"$tool\" --version; done\n${MAKE:-make} -C x all\nexec \"$0\" \"$@\"\n",
     )]);
     assert_eq!((sensitive, dynamic), (vec![], vec![]));
     assert_eq!(tier, "auto");

@@ -312,7 +312,7 @@ fn foreign_objects_a_replaced_definition_and_a_wrong_user_version_are_each_named
         ),
         (
             "PRAGMA user_version = 2;",
-            "PRAGMA user_version is 2, but the schema is skillgate's version 3",
+            "PRAGMA user_version is 2, but the schema is skillgate's version 4",
         ),
     ];
     for (plant, named) in attacks {

@@ -528,13 +528,23 @@ fn a_review_appends_a_chained_row_once() {
     assert_eq!(count, 11);
     assert_eq!(
         store
-            .approvals_for(REPOSITORY, 7, HEAD, "csv-summary")
+            .approvals_for(
+                REPOSITORY,
+                7,
+                HEAD,
+                pending_skill(&store, "csv-summary").skill_id
+            )
             .expect("approvals"),
         1
     );
     assert_eq!(
         store
-            .approvals_for(REPOSITORY, 7, HEAD, "todo-scan")
+            .approvals_for(
+                REPOSITORY,
+                7,
+                HEAD,
+                pending_skill(&store, "todo-scan").skill_id
+            )
             .expect("approvals"),
         0
     );
@@ -565,7 +575,12 @@ fn each_reviewers_latest_word_counts() {
     assert!(now.is_approved(2));
     assert_eq!(
         store
-            .approvals_for(REPOSITORY, 7, HEAD, "semver-bump")
+            .approvals_for(
+                REPOSITORY,
+                7,
+                HEAD,
+                pending_skill(&store, "semver-bump").skill_id
+            )
             .expect("n"),
         2
     );
@@ -587,7 +602,12 @@ fn each_reviewers_latest_word_counts() {
     assert!(!now.is_approved(1));
     assert_eq!(
         store
-            .approvals_for(REPOSITORY, 7, HEAD, "semver-bump")
+            .approvals_for(
+                REPOSITORY,
+                7,
+                HEAD,
+                pending_skill(&store, "semver-bump").skill_id
+            )
             .expect("n"),
         1
     );

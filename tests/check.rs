@@ -168,7 +168,10 @@ fn all_works_in_a_plain_directory_and_skill_picks_one() {
     assert_eq!(code, 2);
     assert!(stderr.contains("no skill named `nope`"), "{stderr}");
     assert!(
-        stderr.contains("help: skills found: alpha, beta"),
+        stderr.contains(
+            "help: name a skill by its directory's name or its path; skills found: \
+             .claude/skills/alpha, skills/beta"
+        ),
         "{stderr}"
     );
 }

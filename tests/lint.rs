@@ -25,9 +25,10 @@ fn clean_skill(repo: &Repo, dir: &str) {
 fn broken_skill(repo: &Repo, dir: &str) {
     repo.write(
         &format!("{dir}/SKILL.md"),
-        "---\nname: Broken_Skill\ndescription: Broken on purpose.\nargument-hint: \"[file]\"\n---\n# broken\n\nSee [the guide](references/guide.md) and `scripts/missing.py`.\n\n```bash\nbash scripts/not-checked-in-a-code-block.sh\n```\n",
+        "---\nname: Broken_Skill\ndescription: Broken on purpose.\nargument-hint: \"[file]\"\n---\n# broken\n\nSee [the guide](references/guide.md) and run `./scripts/tool.py`.\n\n```bash\nbash scripts/missing.py\n```\n",
     );
     repo.write(&format!("{dir}/scripts/tool.py"), "print('no shebang')\n");
+    repo.write(&format!("{dir}/scripts/imported.py"), "x = 1\n");
 }
 
 #[test]
@@ -43,9 +44,9 @@ fn text_output_names_file_line_column_severity_and_rule_and_exits_4() {
         vec![
             ".claude/skills/broken/SKILL.md:2:7: error[name-invalid]: `name: Broken_Skill` may only hold a-z, 0-9 and `-`, not 'B'",
             ".claude/skills/broken/SKILL.md:8:17: error[reference-missing]: `references/guide.md` is not in the skill: add it, or fix the reference",
-            ".claude/skills/broken/SKILL.md:8:43: error[reference-missing]: `scripts/missing.py` is not in the skill: add it, or fix the reference",
-            ".claude/skills/broken/scripts/tool.py: warning[script-not-executable]: the script is not executable: `chmod +x` it (and `git update-index --chmod=+x` it, so that the repository keeps the bit)",
-            ".claude/skills/broken/scripts/tool.py:1:1: warning[script-shebang]: the script does not start with a `#!` line naming its interpreter (like `#!/usr/bin/env bash`)",
+            ".claude/skills/broken/SKILL.md:11:6: error[reference-missing]: `scripts/missing.py` is not in the skill, and this command runs it: add it, or fix the command",
+            ".claude/skills/broken/scripts/tool.py: warning[script-not-executable]: SKILL.md:8 runs it directly, and the script is not executable: `chmod +x` it (and `git update-index --chmod=+x` it, so that the repository keeps the bit)",
+            ".claude/skills/broken/scripts/tool.py:1:1: warning[script-shebang]: SKILL.md:8 runs it directly, and the script does not start with a `#!` line naming its interpreter (like `#!/usr/bin/env bash`)",
             "",
             "2 skills: 3 errors, 2 warnings",
         ]
@@ -96,6 +97,16 @@ fn warnings_alone_exit_0_and_a_clean_tree_says_so() {
     repo.write(
         "skills/good/scripts/extra.sh",
         "echo no shebang, not executable\n",
+    );
+    let (code, stdout, _) = run(repo.skillgate(&["lint"]));
+    assert_eq!(
+        (code, stdout.as_str()),
+        (0, "1 skill: no findings\n"),
+        "nothing runs it directly: no rule for it"
+    );
+    repo.write(
+        "skills/good/SKILL.md",
+        "---\nname: good\ndescription: The good skill.\n---\n```bash\n./scripts/extra.sh\n```\n",
     );
     let (code, stdout, _) = run(repo.skillgate(&["lint"]));
     assert_eq!(code, 0, "warnings only: {stdout}");
@@ -338,7 +349,7 @@ fn check_gates_on_the_new_rules_too() {
     repo.skill("skills/refs", "refs", 2, 0);
     repo.write(
         "skills/refs/SKILL.md",
-        "---\nname: refs\ndescription: Refers to a file it lacks.\n---\nRun `scripts/gone.sh`.\n",
+        "---\nname: refs\ndescription: Refers to a file it lacks.\n---\nRun [it](scripts/gone.sh).\n",
     );
     let (code, stdout, _) = run(repo.skillgate(&["check", "--all", "--format", "json"]));
     assert_eq!(code, 4, "{stdout}");
@@ -351,6 +362,6 @@ fn check_gates_on_the_new_rules_too() {
             skill["lint"][0]["line"].as_u64(),
             skill["lint"][0]["column"].as_u64()
         ),
-        (Some(5), Some(6))
+        (Some(5), Some(10))
     );
 }

@@ -473,7 +473,7 @@ fn a_hundred_and_twenty_failures_take_three_annotation_requests() {
 #[test]
 fn a_two_hundred_kilobyte_summary_is_trimmed_and_says_so() {
     let repo = Repo::plain();
-    for i in 0..900 {
+    for i in 0..1200 {
         repo.write(
             &format!("skills/delta-{i:03}/SKILL.md"),
             &format!(

@@ -1,61 +1,103 @@
-//! External dependencies of a skill: the network endpoints and tools its code reaches, the package
-//! manifests it ships, and the `dependencies` it declares. Each integration point counts once.
+//! External dependencies of a skill: the services, hosts and network tools its code calls, the
+//! package manifests it ships, and the `dependencies` it declares, each where it is found
+//! (`file:line`).
 //!
-//! The rules, over the code lines of [`super::scan`] (scripts, configuration, `SKILL.md` fenced
-//! blocks; never prose):
+//! Only what runs is read: the code lines of [`super::scan`] (scripts, configuration, the fenced
+//! shell and code blocks of `SKILL.md`; never prose, comments or other Markdown), without
+//! - the skill's tests: files [`scan::is_test_path`] names (`tests/`, `test_*.py`, fixtures),
+//!   unless a file of the skill that is not a test runs them;
+//! - Python docstrings and the bodies of triple-quoted strings that span lines (a template);
+//! - messages: lines that print, log, raise or open a browser (`echo`, `print(`,
+//!   `console.log(`, `logger.`, `raise`, `webbrowser.open`, …) and call no HTTP client, and
+//!   text after `help=`, `description=`, `epilog=`;
+//! - links: URLs in HTML and CSS markup (`href=`, `src=`, `content=`, `url(`, `@import`),
+//!   Markdown links (`](…)`), metadata keys (`homepage`, `repository`, `documentation`,
+//!   `license`, `author`, `icon`, …) and XML namespaces and schemas (`xmlns`, `"$schema"`,
+//!   `www.w3.org`).
+//!
+//! What is found:
+//! - **services**: well-known external services (Notion, Stripe, Slack, OpenAI, Anthropic, AWS,
+//!   Google Cloud, Twilio, SendGrid, GitHub, … see [`services::SERVICES`]), from the client
+//!   libraries Python, JavaScript/TypeScript, Go and Ruby code imports (`from notion_client
+//!   import Client`, `@notionhq/client`) and from the hosts of their APIs (`api.notion.com`).
 //! - **endpoints**: hosts of URLs (`https://`, `wss://`, `ssh://`, `postgres://`, …) and of
 //!   `ssh`/`scp`/`rsync`/`nc`/`telnet` arguments (`deploy@h.io`, `h.io:/srv`). Not endpoints:
 //!   loopback and unspecified addresses (`localhost`, `127.0.0.0/8`, `::1`, `0.0.0.0`), the
-//!   names reserved by RFC 2606/6761 (`example.com`/`.net`/`.org` and their subdomains, `*.example`,
-//!   `*.test`, `*.invalid`, `*.localhost`), the documentation addresses of RFC 5737/3849
-//!   (`192.0.2.0/24`, `198.51.100.0/24`, `203.0.113.0/24`, `2001:db8::/32`), single-label
-//!   names (a Compose service, `http://db:5432`), hosts wholly built from variables
-//!   (`https://${HOST}`; `https://{bucket}.s3.amazonaws.com` keeps `s3.amazonaws.com`), XML
-//!   namespace and schema identifiers (`www.w3.org`, `schemas.openxmlformats.org`, `xmlns="…"`,
-//!   `"$schema"`), and anything in a manifest or lock file. One entry per host, sorted, each at
-//!   its first occurrence.
-//! - **tools**: network programs run by the code (`curl`, `wget`, `ssh`, `scp`, `sftp`, `nc`,
-//!   `telnet`, `ftp`, `socat`, `gh`, `git clone|fetch|pull|push`, remote `rsync`,
-//!   `Invoke-WebRequest`, …, also through `subprocess`/`execSync`/`exec.Command`) and HTTP, socket
-//!   and cloud-API client libraries imported by Python, JavaScript/TypeScript, Go, Ruby and Rust
-//!   (`requests`, `httpx`, `urllib.request`, `axios`, `fetch(`, `net/http`, `boto3`, `stripe`, …).
-//!   Generic socket and server modules (Python and Ruby `socket`, Node `http`/`net`/`dgram`, Go
-//!   `net`) are not counted: they serve locally as often as they reach out, and an address they
-//!   reach is still an endpoint. One entry per name.
+//!   names reserved by RFC 2606/6761 and for private networks (`example.com`/`.net`/`.org` and
+//!   their subdomains, `*.example`, `*.test`, `*.invalid`, `*.localhost`, `*.local`,
+//!   `*.internal`, `*.lan`), the documentation addresses of RFC 5737/3849, single-label names
+//!   (a Compose service, `http://db:5432`), placeholders (a label `your-…`/`your…`, `my-domain`,
+//!   `foo`, `bar`, `company`, `tenant`, `xxx`, `<host>`; `your-org.atlassian.net` keeps
+//!   `atlassian.net`), hosts wholly built from variables (`https://${HOST}`;
+//!   `https://{bucket}.s3.amazonaws.com` keeps `s3.amazonaws.com`), and anything in a manifest
+//!   or lock file.
+//! - **tools**: network programs run by the code (`curl`, `wget`, `ssh`, `scp`, `nc`, `gh`,
+//!   `git clone|fetch|pull|push`, remote `rsync`, `Invoke-WebRequest`, …, also through
+//!   `subprocess`/`execSync`/`exec.Command`) and generic HTTP and socket client libraries
+//!   (`requests`, `httpx`, `urllib.request`, `axios`, `fetch(`, `net/http`, `reqwest`, …). A
+//!   command whose every address is local or a placeholder (`curl http://localhost:8080`), and
+//!   the tools of a file that names only such addresses, reach nothing external and are left
+//!   out. Generic socket and server modules (Python `socket`, Node `http`/`net`, Go `net`) are
+//!   not tools: they serve locally as often as they reach out.
 //! - **manifests**: `package.json`, `requirements*.txt`/`.in`, `pyproject.toml`, `Pipfile`,
-//!   `setup.py`, `go.mod`, `Cargo.toml`, `Gemfile`, `composer.json` that declare runtime packages.
-//!   Development and test packages (`devDependencies`, `requirements-dev.txt`, manifests under a
-//!   `test`/`tests` directory) are the suite's tooling, not the skill's dependencies; lock files
-//!   follow their manifest and do not count again. The commands a `package.json` runs (its
-//!   `scripts`, `postinstall` included) are read as shell for endpoints and tools.
+//!   `setup.py`, `go.mod`, `Cargo.toml`, `Gemfile`, `composer.json` that declare runtime
+//!   packages. Development and test packages (`devDependencies`, `requirements-dev.txt`,
+//!   manifests under a `test`/`tests` directory) are the suite's tooling; lock files follow
+//!   their manifest and do not count again. The commands a `package.json` runs (its `scripts`,
+//!   `postinstall` included) are read as shell.
 //! - **declared**: the frontmatter's `dependencies` (a list, a comma-separated string or a
 //!   mapping of names), at the top level or in `metadata`.
 //!
-//! [`Dependencies::count`] is the number of integration points: distinct endpoint hosts, plus
-//! manifests, plus declared names not already among the hosts, tools and packages, plus one when
-//! tools or libraries reach the network and the code names no endpoint (`curl "$URL"`). Tools are
-//! how endpoints are reached, not endpoints of their own: `curl https://api.stripe.com` is one
-//! dependency, not two.
+//! How they count ([`Dependencies::entries`], one entry each; the policy's thresholds compare
+//! their number):
+//! - a service: **one**, however many of its libraries, hosts and files the code names
+//!   (`notion (notion_client, scripts/sync.py:3; api.notion.com, scripts/sync.py:12)`);
+//! - any other external host: one (`legacy.acme.io (scripts/legacy.sh:3)`);
+//! - a manifest: one (`packages: requests, httpx (requirements.txt:1)`), unless every package
+//!   it declares is the client library of a service already counted;
+//! - a declared name that is none of the above, nor a tool or package: one
+//!   (`declared: slack-webhook (SKILL.md:5)`);
+//! - network tools and HTTP libraries when the code names no service or host and no manifest
+//!   or declared name accounts for them: one for all of them
+//!   (`endpoint not named: curl, wget (scripts/get.sh:2)`). Tools are how endpoints are
+//!   reached, not endpoints of their own: `curl https://api.stripe.com` is one dependency.
 
-use std::collections::HashSet;
+mod services;
+
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
 use super::Sources;
-use super::scan::{self, CodeLine, Evidence, Lang, base_name, code_lines, for_each_command};
+use super::scan::{
+    self, CodeLine, Evidence, Lang, base_name, code_lines, for_each_command, is_test_path,
+};
 use crate::skill::SkillMeta;
+use services::{Service, Table};
 
 /// What a skill reaches outside itself.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Dependencies {
-    /// One per host, sorted by host, at its first occurrence.
+    /// External hosts, one per host, sorted by host, at its first occurrence; a service's
+    /// hosts too.
     pub endpoints: Vec<Evidence>,
-    /// Network programs and client libraries, one per name, sorted by name.
+    /// Client libraries of well-known services, one per library, sorted by service and library.
+    pub clients: Vec<Client>,
+    /// Network programs and generic client libraries, one per name, sorted by name.
     pub tools: Vec<Evidence>,
-    /// Package manifests that declare runtime packages, in file order.
+    /// Package manifests that declare runtime packages, sorted by file.
     pub manifests: Vec<Manifest>,
-    /// The frontmatter's `dependencies`, de-duplicated, in the order written.
-    pub declared: Vec<String>,
+    /// The frontmatter's `dependencies`, de-duplicated, in the order written, each at the line
+    /// of its key in `SKILL.md`.
+    pub declared: Vec<Evidence>,
+}
+
+/// A service's client library imported by the code: `notion` through `notion_client`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Client {
+    pub service: String,
+    /// The library as the table names it, where it is first imported.
+    pub library: Evidence,
 }
 
 /// A package manifest and the runtime packages it declares.
@@ -68,91 +110,176 @@ pub struct Manifest {
     pub packages: Vec<String>,
 }
 
-/// How many names a reason shows before `and N more`.
-const SHOWN: usize = 5;
+/// One integration point, as it counts: a name and its evidence, first where it is counted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// `notion`, `legacy.acme.io`, `packages: requests, httpx`, `endpoint not named: curl`.
+    pub name: String,
+    pub evidence: Vec<Evidence>,
+    /// Whether each piece of evidence is shown with what it is (a service's libraries and
+    /// hosts), or only where it is (the name says what).
+    pub itemised: bool,
+}
+
+/// How many pieces of evidence a service entry shows before `and N more`.
+const ITEMS: usize = 3;
+
+impl Entry {
+    /// `notion (notion_client, scripts/sync.py:3)`, `legacy.acme.io (scripts/legacy.sh:3)`,
+    /// with each location written by `at(file, line)`.
+    pub fn render(&self, at: &dyn Fn(&str, u32) -> String) -> String {
+        if !self.itemised {
+            return match self.evidence.first() {
+                Some(e) => format!("{} ({})", self.name, at(&e.file, e.line)),
+                None => self.name.clone(),
+            };
+        }
+        let mut items: Vec<String> = self
+            .evidence
+            .iter()
+            .take(ITEMS)
+            .map(|e| format!("{}, {}", e.what, at(&e.file, e.line)))
+            .collect();
+        if self.evidence.len() > ITEMS {
+            items.push(format!("and {} more", self.evidence.len() - ITEMS));
+        }
+        format!("{} ({})", self.name, items.join("; "))
+    }
+}
+
+/// `file:line`, relative to the skill.
+fn skill_relative(file: &str, line: u32) -> String {
+    format!("{file}:{line}")
+}
 
 impl Dependencies {
     /// The number of integration points (see the module documentation): the length of
-    /// [`Dependencies::counted`].
+    /// [`Dependencies::entries`].
     pub fn count(&self) -> usize {
-        self.counted().len()
+        self.entries().len()
     }
 
-    /// What counts, one entry each: every host, every manifest, every declared name not found
-    /// otherwise, and the tools together when they reach no named host and nothing else
-    /// accounts for them (`curl, wget (endpoint not named)`).
-    pub fn counted(&self) -> Vec<String> {
-        let mut counted: Vec<String> = self.endpoints.iter().map(|e| e.what.clone()).collect();
-        counted.extend(self.manifests.iter().map(|m| {
-            if m.packages.is_empty() {
-                format!("{} (packages not read)", m.file)
-            } else {
-                format!("{} ({})", m.file, scan::list(&m.packages, 3))
+    /// What counts, one entry each, in this order: services and other hosts by name, manifests,
+    /// declared names found nowhere else, then the tools that reach no named endpoint.
+    pub fn entries(&self) -> Vec<Entry> {
+        let mut reached: Vec<Entry> = Vec::new();
+        let mut by_service: HashMap<String, usize> = HashMap::new();
+        let mut service_entry = |reached: &mut Vec<Entry>, service: &str, evidence: Evidence| {
+            let at = *by_service.entry(service.to_owned()).or_insert_with(|| {
+                reached.push(Entry {
+                    name: service.to_owned(),
+                    evidence: Vec::new(),
+                    itemised: true,
+                });
+                reached.len() - 1
+            });
+            reached[at].evidence.push(evidence);
+        };
+        let mut clients: Vec<&Client> = self.clients.iter().collect();
+        clients.sort_by(|a, b| location(&a.library).cmp(&location(&b.library)));
+        for client in clients {
+            service_entry(&mut reached, &client.service, client.library.clone());
+        }
+        let mut hosts: Vec<&Evidence> = self.endpoints.iter().collect();
+        hosts.sort_by(|a, b| location(a).cmp(&location(b)));
+        for host in hosts {
+            match services::of_host(&host.what) {
+                Some(service) => service_entry(&mut reached, service.name, host.clone()),
+                None => reached.push(Entry {
+                    name: host.what.clone(),
+                    evidence: vec![host.clone()],
+                    itemised: false,
+                }),
             }
-        }));
-        counted.extend(self.declared_not_found());
+        }
+        reached.sort_by(|a, b| a.name.cmp(&b.name));
+        let counted_services: HashSet<&str> = by_service.keys().map(String::as_str).collect();
+        let mut entries = reached;
+        for manifest in &self.manifests {
+            let covered = !manifest.packages.is_empty()
+                && manifest.packages.iter().all(|p| {
+                    services::of_package(p).is_some_and(|s| counted_services.contains(s.name))
+                });
+            if !covered {
+                let packages = if manifest.packages.is_empty() {
+                    "not read".to_owned()
+                } else {
+                    scan::list(&manifest.packages, 3)
+                };
+                entries.push(Entry {
+                    name: format!("packages: {packages}"),
+                    evidence: vec![Evidence::new(&manifest.file, &manifest.file, manifest.line)],
+                    itemised: false,
+                });
+            }
+        }
+        let declared = self.declared_not_found(&counted_services);
+        if let Some(first) = declared.first() {
+            let names: Vec<String> = declared.iter().map(|d| d.what.clone()).collect();
+            entries.push(Entry {
+                name: format!("declared: {}", scan::list(&names, SHOWN)),
+                evidence: vec![(*first).clone()],
+                itemised: false,
+            });
+        }
         let unaccounted = self.unaccounted_tools();
-        if self.endpoints.is_empty() && !unaccounted.is_empty() {
+        if self.endpoints.is_empty()
+            && self.clients.is_empty()
+            && let Some(first) = unaccounted.first()
+        {
             let names: Vec<String> = unaccounted.iter().map(|t| t.what.clone()).collect();
-            counted.push(format!(
-                "{} (endpoint not named)",
-                scan::list(&names, SHOWN)
-            ));
-        }
-        counted
-    }
-
-    /// In a reviewer's words: `2 external endpoints: api.stripe.com, hooks.slack.com; tools: curl`.
-    /// `None` when there is nothing.
-    pub fn reason(&self) -> Option<String> {
-        if self.count() == 0 && self.tools.is_empty() {
-            return None;
-        }
-        let mut parts = Vec::new();
-        if !self.endpoints.is_empty() {
-            let hosts: Vec<String> = self.endpoints.iter().map(|e| e.what.clone()).collect();
-            parts.push(format!(
-                "{}: {}",
-                scan::count_of(hosts.len(), "external endpoint", "external endpoints"),
-                scan::list(&hosts, SHOWN)
-            ));
-        }
-        if !self.tools.is_empty() {
-            let names: Vec<String> = self.tools.iter().map(|e| e.what.clone()).collect();
-            let unnamed = if self.endpoints.is_empty() && !self.unaccounted_tools().is_empty() {
-                " (endpoint not named)"
-            } else {
-                ""
-            };
-            parts.push(format!("tools: {}{unnamed}", scan::list(&names, SHOWN)));
-        }
-        if !self.manifests.is_empty() {
-            let manifests: Vec<String> = self
-                .manifests
+            let first = unaccounted
                 .iter()
-                .map(|m| {
-                    if m.packages.is_empty() {
-                        format!("{} (packages not read)", m.file)
-                    } else {
-                        format!("{} ({})", m.file, scan::list(&m.packages, 3))
-                    }
-                })
-                .collect();
-            parts.push(format!("manifests: {}", scan::list(&manifests, SHOWN)));
+                .min_by(|a, b| location(a).cmp(&location(b)))
+                .copied()
+                .unwrap_or(first);
+            entries.push(Entry {
+                name: format!("endpoint not named: {}", scan::list(&names, SHOWN)),
+                evidence: vec![first.clone()],
+                itemised: false,
+            });
         }
-        let declared = self.declared_not_found();
-        if !declared.is_empty() {
-            parts.push(format!("declared: {}", scan::list(&declared, SHOWN)));
-        }
-        Some(parts.join("; "))
+        entries
     }
 
-    /// Every name already counted (hosts, packages), normalised. Not the tools: a declared tool
-    /// is what accounts for it (see [`Dependencies::unaccounted_tools`]), so it counts as declared.
+    /// The entries as a reviewer reads them, locations relative to the skill.
+    pub fn counted(&self) -> Vec<String> {
+        self.counted_at(&skill_relative)
+    }
+
+    /// The entries, each location written by `at(file, line)` (relative to the repository in
+    /// the gate's signals).
+    pub fn counted_at(&self, at: &dyn Fn(&str, u32) -> String) -> Vec<String> {
+        self.entries().iter().map(|e| e.render(at)).collect()
+    }
+
+    /// In a reviewer's words: `2 external dependencies: stripe (stripe, pay.py:1), …`. `None`
+    /// when nothing counts.
+    pub fn reason(&self) -> Option<String> {
+        let counted = self.counted();
+        (!counted.is_empty()).then(|| {
+            format!(
+                "{}: {}",
+                scan::count_of(
+                    counted.len(),
+                    "external dependency",
+                    "external dependencies"
+                ),
+                scan::list(&counted, SHOWN)
+            )
+        })
+    }
+
+    /// Every name already counted or accounting for something counted, normalised: hosts,
+    /// counted services and their libraries, manifest packages. Not the tools: a declared tool
+    /// is what accounts for it (see [`Dependencies::unaccounted_tools`]), so it counts as
+    /// declared.
     fn known_names(&self) -> HashSet<String> {
         self.endpoints
             .iter()
             .map(|e| normalise(&e.what))
+            .chain(self.clients.iter().map(|c| normalise(&c.library.what)))
+            .chain(self.clients.iter().map(|c| normalise(&c.service)))
             .chain(
                 self.manifests
                     .iter()
@@ -161,12 +288,15 @@ impl Dependencies {
             .collect()
     }
 
-    fn declared_not_found(&self) -> Vec<String> {
+    fn declared_not_found(&self, counted_services: &HashSet<&str>) -> Vec<&Evidence> {
         let known = self.known_names();
         self.declared
             .iter()
-            .filter(|d| !known.contains(&normalise(d)))
-            .cloned()
+            .filter(|d| {
+                let service = services::named(&d.what).or_else(|| services::of_package(&d.what));
+                !known.contains(&normalise(&d.what))
+                    && !service.is_some_and(|s| counted_services.contains(s.name))
+            })
             .collect()
     }
 
@@ -176,7 +306,7 @@ impl Dependencies {
             .manifests
             .iter()
             .flat_map(|m| m.packages.iter())
-            .chain(&self.declared)
+            .chain(self.declared.iter().map(|d| &d.what))
             .map(|p| normalise(p))
             .collect();
         self.tools
@@ -186,17 +316,119 @@ impl Dependencies {
     }
 }
 
+/// Sort key: file, then line.
+fn location(e: &Evidence) -> (&str, u32) {
+    (&e.file, e.line)
+}
+
+/// How many names a reason shows before `and N more`.
+const SHOWN: usize = 5;
+
 /// Package names compare without case, and `-`, `_`, `.` alike (PEP 503).
 fn normalise(name: &str) -> String {
     name.trim().to_ascii_lowercase().replace(['_', '.'], "-")
 }
 
+/// What one file reaches, before the file's own addresses decide whether its tools count.
+#[derive(Debug, Default)]
+struct FileFound {
+    hosts: Vec<(String, u32)>,
+    /// A local or placeholder address was named (`http://localhost:8080`, `your-api.com`).
+    named_local: bool,
+    /// Network commands, each reaching something external or unnamed.
+    tools: Vec<(String, u32)>,
+    /// Generic client libraries: where they go is whatever the file names.
+    libraries: Vec<(String, u32)>,
+    clients: Vec<(&'static Service, String, u32)>,
+}
+
+impl FileFound {
+    fn read(&mut self, line: &CodeLine<'_>, local_modules: &HashSet<String>) {
+        if !is_message(line) {
+            for url in urls(line.text) {
+                if !counts_in_context(&line.text[..url.start]) {
+                    continue;
+                }
+                match url.target {
+                    Target::External(host) => self.hosts.push((host, line.number)),
+                    Target::NotExternal => self.named_local = true,
+                    Target::Unknown => {}
+                }
+            }
+        }
+        for_each_command(line, |command| {
+            let Some(tool) = network_tool(command) else {
+                return;
+            };
+            let mut local = false;
+            let mut other = false;
+            for target in command_targets(command) {
+                match target {
+                    Target::External(host) => {
+                        other = true;
+                        self.hosts.push((host, line.number));
+                    }
+                    Target::NotExternal => local = true,
+                    Target::Unknown => other = true,
+                }
+            }
+            if local && !other {
+                self.named_local = true;
+            } else {
+                self.tools.push((tool.to_owned(), line.number));
+            }
+        });
+        for library in libraries(line) {
+            self.libraries.push((library.to_owned(), line.number));
+        }
+        for (service, library) in clients(line, local_modules) {
+            self.clients.push((service, library, line.number));
+        }
+    }
+}
+
+/// Every file's findings, one per host, tool and library.
+#[derive(Debug, Default)]
+struct Found {
+    endpoints: Vec<Evidence>,
+    hosts_seen: HashSet<String>,
+    tools: Vec<Evidence>,
+    tools_seen: HashSet<String>,
+    clients: Vec<Client>,
+    clients_seen: HashSet<String>,
+}
+
+impl Found {
+    fn add(&mut self, path: &str, file: FileFound) {
+        // A file that names only local or placeholder addresses reaches nothing external with
+        // its libraries (`requests.get("http://localhost:8000/health")`).
+        let libraries_reach_out = !file.named_local || !file.hosts.is_empty();
+        for (host, line) in file.hosts {
+            if self.hosts_seen.insert(host.clone()) {
+                self.endpoints.push(Evidence::new(host, path, line));
+            }
+        }
+        let libraries = file.libraries.into_iter().filter(|_| libraries_reach_out);
+        for (tool, line) in file.tools.into_iter().chain(libraries) {
+            if self.tools_seen.insert(tool.clone()) {
+                self.tools.push(Evidence::new(tool, path, line));
+            }
+        }
+        for (service, library, line) in file.clients {
+            if self.clients_seen.insert(library.clone()) {
+                self.clients.push(Client {
+                    service: service.name.to_owned(),
+                    library: Evidence::new(library, path, line),
+                });
+            }
+        }
+    }
+}
+
 /// Measure a skill's external dependencies.
 pub fn analyze(sources: &Sources, meta: &SkillMeta) -> Dependencies {
-    let mut endpoints: Vec<Evidence> = Vec::new();
-    let mut hosts_seen = HashSet::new();
-    let mut tools: Vec<Evidence> = Vec::new();
-    let mut tools_seen = HashSet::new();
+    let local_modules = local_python_modules(sources);
+    let mut found = Found::default();
     let mut manifests = Vec::new();
     for source in &sources.files {
         // A manifest's packages count as the manifest; its own text names registries, not
@@ -208,50 +440,60 @@ pub fn analyze(sources: &Sources, meta: &SkillMeta) -> Dependencies {
             }
             None => false,
         };
-        if is_lock_file(&source.path) {
+        if is_lock_file(&source.path) || (is_test_path(&source.path) && !source.run_by_skill) {
             continue;
         }
+        let mut file = FileFound::default();
+        let mut strings = PythonStrings::default();
         for line in code_lines(source).filter(|l| !is_manifest || l.lang == Lang::Shell) {
-            let mut add_host = |host: String| {
-                if !hosts_seen.contains(&host) {
-                    hosts_seen.insert(host.clone());
-                    endpoints.push(Evidence::new(host, &source.path, line.number));
+            let text = if line.lang == Lang::Python {
+                match strings.code(&line) {
+                    Some(text) => text,
+                    None => continue,
                 }
+            } else {
+                strings.reset();
+                line.text
             };
-            for host in url_hosts(line.text) {
-                add_host(host);
-            }
-            let mut add_tool = |name: &str| {
-                if !tools_seen.contains(name) && tools_seen.insert(name.to_owned()) {
-                    tools.push(Evidence::new(name, &source.path, line.number));
-                }
-            };
-            for_each_command(&line, |command| {
-                if let Some(tool) = network_tool(command) {
-                    add_tool(tool);
-                    for host in command_hosts(command) {
-                        add_host(host);
-                    }
-                }
-            });
-            for library in libraries(&line) {
-                add_tool(library);
-            }
+            file.read(&CodeLine { text, ..line }, &local_modules);
         }
+        found.add(&source.path, file);
     }
-    endpoints.sort_by(|a, b| a.what.cmp(&b.what));
-    tools.sort_by(|a, b| a.what.cmp(&b.what));
+    found.endpoints.sort_by(|a, b| a.what.cmp(&b.what));
+    found.tools.sort_by(|a, b| a.what.cmp(&b.what));
+    found
+        .clients
+        .sort_by(|a, b| (&a.service, &a.library.what).cmp(&(&b.service, &b.library.what)));
     manifests.sort_by(|a, b| a.file.cmp(&b.file));
     Dependencies {
-        endpoints,
-        tools,
+        endpoints: found.endpoints,
+        clients: found.clients,
+        tools: found.tools,
         manifests,
-        declared: declared(meta),
+        declared: declared(sources, meta),
     }
 }
 
-/// The frontmatter's `dependencies`, top level first, then `metadata`.
-fn declared(meta: &SkillMeta) -> Vec<String> {
+/// The top-level Python modules the skill ships (`scripts/github.py` → `github`,
+/// `lib/stripe/__init__.py` → `stripe`): importing them reaches no service.
+fn local_python_modules(sources: &Sources) -> HashSet<String> {
+    sources
+        .files
+        .iter()
+        .filter_map(|s| {
+            let name = base_name(&s.path);
+            if name == "__init__.py" {
+                let dir = s.path.rsplit('/').nth(1)?;
+                return Some(dir.to_owned());
+            }
+            name.strip_suffix(".py").map(str::to_owned)
+        })
+        .collect()
+}
+
+/// The frontmatter's `dependencies`, top level first, then `metadata`, each at the line of
+/// its key in `SKILL.md`.
+fn declared(sources: &Sources, meta: &SkillMeta) -> Vec<Evidence> {
     let mut names = Vec::new();
     match meta.extra.get("dependencies") {
         Some(serde_json::Value::Array(items)) => {
@@ -271,11 +513,20 @@ fn declared(meta: &SkillMeta) -> Vec<String> {
     if let Some(s) = meta.metadata.get("dependencies") {
         names.extend(split_list(s));
     }
+    let skill = sources.files.iter().find(|s| scan::is_skill_file(&s.path));
+    let (file, line) = match skill {
+        Some(skill) => (
+            skill.path.as_str(),
+            scan::frontmatter_line(&skill.text, &["dependencies"]).unwrap_or(1),
+        ),
+        None => ("SKILL.md", 1),
+    };
     let mut seen = HashSet::new();
     names
         .into_iter()
         .map(|n| n.trim().to_owned())
         .filter(|n| !n.is_empty() && seen.insert(normalise(n)))
+        .map(|n| Evidence::new(n, file, line))
         .collect()
 }
 
@@ -286,6 +537,250 @@ fn split_list(s: &str) -> Vec<String> {
         .filter(|s| !s.is_empty())
         .map(str::to_owned)
         .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// What is code: Python strings, messages, links
+
+/// Python triple-quoted strings: a docstring, or the body of a string that spans lines (an
+/// HTML template, a usage text), is text, not calls.
+#[derive(Debug, Default)]
+struct PythonStrings {
+    open: Option<&'static str>,
+    last: u32,
+}
+
+impl PythonStrings {
+    fn reset(&mut self) {
+        self.open = None;
+        self.last = 0;
+    }
+
+    /// The code of `line` outside triple-quoted strings; `None` when none is left.
+    fn code<'a>(&mut self, line: &CodeLine<'a>) -> Option<&'a str> {
+        if line.number <= self.last {
+            // The file is read again as another language: start over.
+            self.open = None;
+        }
+        self.last = line.number;
+        let mut text = line.text;
+        if let Some(delimiter) = self.open {
+            let end = text.find(delimiter)?;
+            self.open = None;
+            text = &text[end + delimiter.len()..];
+        }
+        // A string statement (a docstring): `"""Sync pages."""`, `r'''…`.
+        let trimmed = text.trim_start();
+        let body = trimmed.trim_start_matches(['r', 'R', 'u', 'U', 'b', 'B', 'f', 'F']);
+        if trimmed.len() - body.len() <= 2 {
+            for delimiter in ["\"\"\"", "'''"] {
+                if let Some(rest) = body.strip_prefix(delimiter) {
+                    if !rest.contains(delimiter) {
+                        self.open = Some(delimiter);
+                    }
+                    return None;
+                }
+            }
+        }
+        // `HTML = """<link href=…`: the code is what comes before the string.
+        for delimiter in ["\"\"\"", "'''"] {
+            if text.matches(delimiter).count() % 2 == 1
+                && let Some(at) = text.rfind(delimiter)
+            {
+                self.open = Some(delimiter);
+                return Some(&text[..at]);
+            }
+        }
+        Some(text)
+    }
+}
+
+/// Shell programs that show text or a page to a person.
+const MESSAGE_PROGRAMS: &[&str] = &[
+    "echo",
+    "printf",
+    "Write-Host",
+    "Write-Output",
+    "Write-Error",
+    "Write-Warning",
+    "open",
+    "xdg-open",
+    "say",
+    "notify-send",
+    "read",
+];
+
+/// Calls that show text or a page to a person, lowercase, as a line starts.
+const MESSAGE_CALLS: &[&str] = &[
+    "print(",
+    "print ",
+    "pprint(",
+    "console.log(",
+    "console.error(",
+    "console.warn(",
+    "console.info(",
+    "console.debug(",
+    "console.print(",
+    "rich.print(",
+    "logger.",
+    "logging.",
+    "log.",
+    "fmt.print",
+    "fmt.fprint",
+    "fmt.errorf(",
+    "errors.new(",
+    "puts ",
+    "puts(",
+    "warn ",
+    "raise ",
+    "throw ",
+    "click.echo(",
+    "click.secho(",
+    "typer.echo(",
+    "sys.exit(",
+    "sys.stderr.write(",
+    "sys.stdout.write(",
+    "process.stdout.write(",
+    "process.stderr.write(",
+    "warnings.warn(",
+    "webbrowser.open",
+    "st.markdown(",
+    "st.write(",
+    "st.info(",
+    "alert(",
+    "println!(",
+    "eprintln!(",
+    "panic!(",
+];
+
+/// Calls that make a request: a line holding one is no message, whatever it prints.
+const REQUEST_CALLS: &[&str] = &[
+    ".get(",
+    ".post(",
+    ".put(",
+    ".patch(",
+    ".delete(",
+    ".head(",
+    ".request(",
+    "fetch(",
+    "urlopen(",
+    "axios",
+];
+
+/// Whether the line shows text to a person and calls nothing: its URLs are for reading.
+fn is_message(line: &CodeLine<'_>) -> bool {
+    match line.lang {
+        Lang::Shell => {
+            let commands = scan::shell_commands(line.text);
+            !commands.is_empty() && commands.iter().all(|c| MESSAGE_PROGRAMS.contains(&c.name))
+        }
+        Lang::Config | Lang::Sql => false,
+        _ => {
+            let lower = line.text.trim_start().to_ascii_lowercase();
+            MESSAGE_CALLS.iter().any(|call| lower.starts_with(call))
+                && !REQUEST_CALLS.iter().any(|call| lower.contains(call))
+        }
+    }
+}
+
+/// HTML and CSS attributes whose URL a browser loads or links to.
+const MARKUP_ATTRIBUTES: &[&str] = &[
+    "href",
+    "src",
+    "srcset",
+    "action",
+    "formaction",
+    "poster",
+    "cite",
+    "background",
+    "xlink:href",
+    "content",
+    "longdesc",
+    "itemtype",
+];
+
+/// Keys whose URL describes the project (where to read, who made it), not what it calls. Compared
+/// without case, `-` as `_`, and without a `url`/`link`/`uri` suffix (`homepageUrl`, `docs_url`).
+const METADATA_KEYS: &[&str] = &[
+    "homepage",
+    "home",
+    "repository",
+    "repo",
+    "bugs",
+    "issues",
+    "issue_tracker",
+    "documentation",
+    "docs",
+    "doc",
+    "changelog",
+    "license",
+    "licence",
+    "author",
+    "authors",
+    "website",
+    "funding",
+    "icon",
+    "logo",
+    "image",
+    "avatar",
+    "thumbnail",
+    "screenshot",
+    "support",
+    "privacy",
+    "privacy_policy",
+    "terms",
+    "tos",
+    "help",
+    "learn_more",
+    "more_info",
+    "reference",
+    "see_also",
+];
+
+/// How many bytes before a URL are read for its context.
+const CONTEXT: usize = 256;
+
+/// Keyword arguments whose text is for a person (`argparse`'s `help=`).
+const TEXT_ARGUMENTS: &[&str] = &["help=", "description=", "epilog=", "usage="];
+
+/// Whether a URL after `before` on its line is one the code may call: not a markup or Markdown
+/// link, a metadata value, or text for a person.
+fn counts_in_context(before: &str) -> bool {
+    // The few words before the URL decide; a minified line of many URLs costs linear time.
+    let mut from = before.len().saturating_sub(CONTEXT);
+    while !before.is_char_boundary(from) {
+        from += 1;
+    }
+    let lower = before[from..].to_ascii_lowercase();
+    if TEXT_ARGUMENTS.iter().any(|a| lower.contains(a)) {
+        return false;
+    }
+    let b = lower.trim_end_matches(['"', '\'', '`', '{', ' ', '\t', '\\']);
+    if b.ends_with("url(") || b.ends_with("@import") || b.ends_with("](") || b.ends_with("]:") {
+        return false;
+    }
+    let key = |rest: &str| -> String {
+        let rest = rest.trim_end_matches(['"', '\'', ' ', '\t', '\\']);
+        let start = rest
+            .char_indices()
+            .rev()
+            .find(|(_, c)| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ':' | '$')))
+            .map_or(0, |(at, c)| at + c.len_utf8());
+        rest[start..].replace('-', "_")
+    };
+    let (name, attribute) = match (b.strip_suffix('='), b.strip_suffix(':')) {
+        (Some(rest), _) => (key(rest), true),
+        (None, Some(rest)) => (key(rest), false),
+        (None, None) => return true,
+    };
+    if attribute && MARKUP_ATTRIBUTES.contains(&name.as_str()) {
+        return false;
+    }
+    let base = ["_url", "url", "_link", "link", "_uri", "uri"]
+        .iter()
+        .find_map(|suffix| name.strip_suffix(suffix))
+        .unwrap_or(&name);
+    !METADATA_KEYS.contains(&base)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -344,38 +839,66 @@ const NAMESPACE_HOSTS: &[&str] = &[
 static SCHEME_END: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
     std::sync::LazyLock::new(|| memchr::memmem::Finder::new("://"));
 
-/// The external hosts of the URLs on a line.
-pub fn url_hosts(text: &str) -> Vec<String> {
+/// Where an address leads.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Target {
+    /// An external host, lowercase.
+    External(String),
+    /// Loopback, private, reserved, documentation or a placeholder: nothing external.
+    NotExternal,
+    /// Built from a variable (`https://${HOST}`): somewhere, not named.
+    Unknown,
+}
+
+/// A URL on a line: where its scheme starts, and where it leads.
+#[derive(Debug)]
+struct Url {
+    start: usize,
+    target: Target,
+}
+
+/// The URLs on a line, but XML namespace and schema identifiers.
+fn urls(text: &str) -> Vec<Url> {
     let bytes = text.as_bytes();
-    let mut hosts = Vec::new();
+    let mut found = Vec::new();
     let mut from = 0;
-    while let Some(found) = SCHEME_END.find(&bytes[from..]) {
-        let at = from + found;
+    while let Some(at) = SCHEME_END.find(&bytes[from..]) {
+        let at = from + at;
         from = at + 3;
         // Scheme characters are ASCII: the byte after the last other character starts it.
-        let start = text.as_bytes()[..at]
+        let start = bytes[..at]
             .iter()
             .rposition(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))
             .map_or(0, |i| i + 1);
         let scheme = text[start..at].to_ascii_lowercase();
-        let known = scheme
-            .split('+')
-            .any(|part| SCHEMES.contains(&part) || part == "mongodb");
+        let known = scheme.split('+').any(|part| SCHEMES.contains(&part));
         if !known || is_namespace_attribute(&text[..start]) {
             continue;
         }
-        if let Some(host) = authority_host(&text[at + 3..])
-            && is_external(&host)
-        {
-            hosts.push(host);
-        }
+        let authority = authority(&text[at + 3..]);
+        let target = match authority_host(authority) {
+            Some(host) if is_namespace(&host) => continue,
+            Some(host) => classify(&host),
+            None => unnamed(authority),
+        };
+        found.push(Url { start, target });
     }
-    hosts
+    found
 }
 
-/// Whether the URL is the value of an `xmlns` attribute or a `$schema` key.
+/// The external hosts of the URLs on a line, wherever they are on it.
+pub fn url_hosts(text: &str) -> Vec<String> {
+    urls(text)
+        .into_iter()
+        .filter_map(|u| match u.target {
+            Target::External(host) => Some(host),
+            _ => None,
+        })
+        .collect()
+}
+
 fn is_namespace_attribute(before: &str) -> bool {
-    let before = before.trim_end_matches(['"', '\'', '=', ':', ' ']);
+    let before = before.trim_end_matches(['"', '\'', '=', ' ', ':']);
     let last = before
         .rsplit(|c: char| c.is_whitespace() || c == '<' || c == '"' || c == '\'' || c == '{')
         .next()
@@ -383,16 +906,24 @@ fn is_namespace_attribute(before: &str) -> bool {
     last == "xmlns" || last.starts_with("xmlns:") || last == "$schema"
 }
 
-/// The host of an authority (`user:pw@Host.io:443/path…` → `host.io`), lowercase; `None` when it
-/// is no host at all or wholly built from a variable (`${HOST}`). A host with a template part
-/// keeps its literal domain: `{bucket}.s3.amazonaws.com` → `s3.amazonaws.com`,
-/// `<tenant>.atlassian.net` → `atlassian.net`.
-fn authority_host(rest: &str) -> Option<String> {
+fn is_namespace(host: &str) -> bool {
+    NAMESPACE_HOSTS.iter().any(|d| is_under(host, d))
+}
+
+/// Whether `host` is `domain` or one of its subdomains.
+fn is_under(host: &str, domain: &str) -> bool {
+    host == domain
+        || host
+            .strip_suffix(domain)
+            .is_some_and(|rest| rest.ends_with('.'))
+}
+
+/// The authority of a URL (`user:pw@Host.io:443` of `user:pw@Host.io:443/path…`).
+fn authority(rest: &str) -> &str {
     // `<` opens a placeholder at the start of a label (`<tenant>.atlassian.net`); elsewhere it
     // ends the address (`<url>https://x.io</url>`), as does a `>` that closes nothing.
     let mut angle = false;
     let mut previous = None;
-    let mut end = rest.len();
     for (at, c) in rest.char_indices() {
         let stop = match c {
             '<' if matches!(previous, None | Some('.' | '@')) => {
@@ -426,13 +957,19 @@ fn authority_host(rest: &str) -> Option<String> {
             }
         };
         if stop {
-            end = at;
-            break;
+            return &rest[..at];
         }
         previous = Some(c);
     }
-    let authority = &rest[..end];
-    let host_port = authority.rsplit('@').next().unwrap_or(authority);
+    rest
+}
+
+/// The host of an authority (`user:pw@Host.io:443` → `host.io`), lowercase; `None` when it is
+/// no host name at all or wholly built from a variable (`${HOST}`). A host with a template part
+/// keeps its literal domain: `{bucket}.s3.amazonaws.com` → `s3.amazonaws.com`,
+/// `<tenant>.atlassian.net` → `atlassian.net`.
+fn authority_host(authority: &str) -> Option<String> {
+    let host_port = host_port(authority);
     if let Some(inner) = host_port.strip_prefix('[') {
         let close = inner.find(']')?;
         return Some(inner[..close].to_ascii_lowercase());
@@ -457,6 +994,25 @@ fn authority_host(rest: &str) -> Option<String> {
     };
     let host = host.trim_end_matches('.').to_ascii_lowercase();
     is_host_name(&host).then_some(host)
+}
+
+fn host_port(authority: &str) -> &str {
+    authority.rsplit('@').next().unwrap_or(authority)
+}
+
+/// Where an authority without a host name leads: somewhere a variable names (`${HOST}`,
+/// `{host}`, `%s`), or nowhere external (`db:5432`, `YOUR_HOST`, `<host>`).
+fn unnamed(authority: &str) -> Target {
+    let host = host_port(authority).to_ascii_lowercase();
+    let placeholder = host.starts_with('<')
+        || ["your", "example", "placeholder"]
+            .iter()
+            .any(|w| host.contains(w));
+    if !placeholder && host.contains(['$', '{', '%']) {
+        Target::Unknown
+    } else {
+        Target::NotExternal
+    }
 }
 
 /// An IPv4 address, or a name of two or more labels ending in an alphabetic top-level label.
@@ -490,43 +1046,133 @@ fn is_ipv4(host: &str) -> bool {
             .all(|p| !p.is_empty() && p.len() <= 3 && p.parse::<u8>().is_ok())
 }
 
-/// Not loopback, unspecified, reserved for documentation or testing, or a namespace identifier.
-fn is_external(host: &str) -> bool {
-    let under = |domain: &str| {
-        host == domain
-            || host
-                .strip_suffix(domain)
-                .is_some_and(|rest| rest.ends_with('.'))
+/// Labels that stand for a name the reader fills in, anywhere but the top level.
+const PLACEHOLDER_LABELS: &[&str] = &[
+    "foo",
+    "bar",
+    "baz",
+    "qux",
+    "placeholder",
+    "dummy",
+    "fake",
+    "changeme",
+    "sample",
+    "host",
+    "hostname",
+    "domain",
+    "subdomain",
+    "company",
+    "tenant",
+    "server",
+    "instance",
+    "workspace",
+];
+
+/// Words that follow `my` in a placeholder label (`my-domain`, `mycompany`, `my_org`).
+const MY_WORDS: &[&str] = &[
+    "domain",
+    "company",
+    "org",
+    "organization",
+    "app",
+    "api",
+    "server",
+    "site",
+    "host",
+    "instance",
+    "project",
+    "service",
+    "store",
+    "shop",
+    "tenant",
+    "workspace",
+    "bucket",
+    "team",
+];
+
+fn is_placeholder_label(label: &str) -> bool {
+    let my = label
+        .strip_prefix("my")
+        .map(|rest| rest.trim_start_matches(['-', '_']))
+        .is_some_and(|rest| MY_WORDS.contains(&rest));
+    label.starts_with("your")
+        || my
+        || PLACEHOLDER_LABELS.contains(&label)
+        || (label.len() >= 3 && label.bytes().all(|b| b == b'x'))
+}
+
+/// Where a host name leads: placeholder labels are dropped with everything left of them, and
+/// what is left is external or not (`your-org.atlassian.net` → `atlassian.net`; `your-api.com`
+/// → not external).
+fn classify(host: &str) -> Target {
+    if host.contains(':') {
+        // IPv6.
+        let local = host == "::1" || host == "::" || host.starts_with("2001:db8:");
+        return if local {
+            Target::NotExternal
+        } else {
+            Target::External(host.to_owned())
+        };
+    }
+    let labels: Vec<&str> = host.split('.').collect();
+    let last_placeholder = labels[..labels.len().saturating_sub(1)]
+        .iter()
+        .rposition(|l| is_placeholder_label(l));
+    let host = match last_placeholder {
+        Some(at) => {
+            let rest = &labels[at + 1..];
+            // `api.your-company.co.uk`: what is left is a public suffix, not a host.
+            let suffix_only =
+                rest.len() < 2 || (rest.len() == 2 && rest[0].len() <= 3 && rest[1].len() == 2);
+            if suffix_only || is_ipv4(host) {
+                return Target::NotExternal;
+            }
+            rest.join(".")
+        }
+        None => host.to_owned(),
     };
+    if is_external(&host) {
+        Target::External(host)
+    } else {
+        Target::NotExternal
+    }
+}
+
+/// Not loopback, unspecified, private by name, reserved for documentation or testing.
+fn is_external(host: &str) -> bool {
     let documentation = host.starts_with("192.0.2.")
         || host.starts_with("198.51.100.")
-        || host.starts_with("203.0.113.")
-        || host.starts_with("2001:db8:");
+        || host.starts_with("203.0.113.");
     let loopback = host == "localhost"
-        || host == "::1"
-        || host == "::"
         || host == "0.0.0.0"
         || (is_ipv4(host) && host.starts_with("127."))
         || host.ends_with(".localhost");
-    let reserved = ["example.com", "example.net", "example.org"]
+    let reserved = ["example.com", "example.net", "example.org", "home.arpa"]
         .iter()
-        .any(|d| under(d))
-        || [".example", ".test", ".invalid"]
-            .iter()
-            .any(|tld| host.ends_with(tld));
-    let ipv6 = host.contains(':');
-    !(loopback || reserved || documentation || NAMESPACE_HOSTS.iter().any(|d| under(d)))
-        && (ipv6 || is_host_name(host))
+        .any(|d| is_under(host, d))
+        || [
+            ".example",
+            ".test",
+            ".invalid",
+            ".local",
+            ".internal",
+            ".lan",
+        ]
+        .iter()
+        .any(|tld| host.ends_with(tld));
+    !(loopback || reserved || documentation || is_namespace(host)) && is_host_name(host)
 }
 
-/// Hosts named as arguments of `ssh`, `scp`, `rsync`, `nc`, `git clone`, …: `user@host`,
-/// `host:path`, or the first operand of the programs that take a host there.
-fn command_hosts(command: &scan::Command<'_>) -> Vec<String> {
+/// Where a network command goes: the URLs among its arguments, and the hosts named as
+/// arguments of `ssh`, `scp`, `rsync`, `nc`, `git clone`, …: `user@host`, `host:path`, or the
+/// first operand of the programs that take a host there.
+fn command_targets(command: &scan::Command<'_>) -> Vec<Target> {
     let takes_host_first = matches!(
         command.name,
         "ssh" | "ssh-keyscan" | "mosh" | "nc" | "ncat" | "netcat" | "telnet" | "ftp" | "sftp"
     );
-    let mut hosts = Vec::new();
+    let takes_addresses = takes_host_first || matches!(command.name, "scp" | "rsync" | "git");
+    let mut targets = Vec::new();
     let mut skip_next = false;
     let mut first_operand = true;
     for arg in &command.args {
@@ -541,10 +1187,18 @@ fn command_hosts(command: &scan::Command<'_>) -> Vec<String> {
         }
         if arg.contains("://") {
             first_operand = false;
+            targets.extend(urls(arg).into_iter().map(|u| u.target));
+            continue;
+        }
+        // `curl -d @body.json`, `wget out:file`: the other programs name hosts in URLs only.
+        if !takes_addresses {
             continue;
         }
         let candidate = match arg.rsplit_once('@') {
-            Some((_, rest)) => Some(rest.split([':', '/']).next().unwrap_or(rest)),
+            Some((user, rest)) if !user.is_empty() => {
+                Some(rest.split([':', '/']).next().unwrap_or(rest))
+            }
+            Some(_) => None,
             None if arg.contains(':') && command.name != "git" => arg.split(':').next(),
             None if takes_host_first && first_operand => Some(arg),
             None => None,
@@ -552,12 +1206,14 @@ fn command_hosts(command: &scan::Command<'_>) -> Vec<String> {
         first_operand = false;
         if let Some(host) = candidate {
             let host = host.trim_end_matches('.').to_ascii_lowercase();
-            if is_host_name(&host) && is_external(&host) {
-                hosts.push(host);
+            if host == "localhost" || host == "::1" {
+                targets.push(Target::NotExternal);
+            } else if is_host_name(&host) {
+                targets.push(classify(&host));
             }
         }
     }
-    hosts
+    targets
 }
 
 fn option_has_value(program: &str, option: &str) -> bool {
@@ -645,8 +1301,7 @@ fn network_tool<'a>(command: &scan::Command<'a>) -> Option<&'a str> {
         _ => None,
     }
 }
-
-/// Python modules (and their submodules) that reach the network.
+/// Python modules (and their submodules) that reach the network without naming a service.
 const PYTHON_LIBRARIES: &[&str] = &[
     "requests",
     "httpx",
@@ -665,24 +1320,10 @@ const PYTHON_LIBRARIES: &[&str] = &[
     "websocket",
     "websockets",
     "grpc",
-    "boto3",
-    "botocore",
-    "google.cloud",
-    "googleapiclient",
-    "azure",
-    "stripe",
-    "openai",
-    "anthropic",
-    "slack_sdk",
-    "slack_bolt",
-    "twilio",
-    "sendgrid",
-    "github",
-    "gitlab",
-    "jira",
 ];
 
-/// JavaScript/TypeScript modules that reach the network; a trailing `/` matches a scope.
+/// JavaScript/TypeScript modules that reach the network without naming a service; a trailing
+/// `/` matches a scope.
 const JS_LIBRARIES: &[&str] = &[
     "axios",
     "node-fetch",
@@ -701,33 +1342,15 @@ const JS_LIBRARIES: &[&str] = &[
     "ssh2",
     "basic-ftp",
     "nodemailer",
-    "aws-sdk",
-    "@aws-sdk/",
-    "@google-cloud/",
-    "googleapis",
-    "stripe",
-    "openai",
-    "@anthropic-ai/sdk",
-    "@slack/",
-    "octokit",
-    "@octokit/",
-    "twilio",
-    "@sendgrid/",
 ];
 
-/// Go packages that reach the network; a trailing `/` matches a module's packages.
+/// Go packages that reach the network without naming a service.
 const GO_LIBRARIES: &[&str] = &[
     "net/http",
     "net/smtp",
     "net/rpc",
     "golang.org/x/crypto/ssh",
     "google.golang.org/grpc",
-    "github.com/aws/aws-sdk-go/",
-    "github.com/aws/aws-sdk-go-v2/",
-    "cloud.google.com/go/",
-    "github.com/stripe/stripe-go/",
-    "github.com/google/go-github/",
-    "github.com/slack-go/slack",
 ];
 
 const RUBY_LIBRARIES: &[&str] = &[
@@ -740,13 +1363,11 @@ const RUBY_LIBRARIES: &[&str] = &[
     "httparty",
     "rest-client",
     "excon",
-    "aws-sdk",
-    "stripe",
 ];
 
 const RUST_LIBRARIES: &[&str] = &["reqwest", "ureq", "hyper", "surf", "isahc", "tungstenite"];
 
-/// The network libraries a code line imports (or, for `fetch(`, calls).
+/// The generic network libraries a code line imports (or, for `fetch(`, calls).
 fn libraries(line: &CodeLine<'_>) -> Vec<&'static str> {
     let table = match line.lang {
         Lang::Python => PYTHON_LIBRARIES,
@@ -768,6 +1389,55 @@ fn libraries(line: &CodeLine<'_>) -> Vec<&'static str> {
         }
     }
     found
+}
+
+/// The services whose client libraries a code line imports, each with the library as a
+/// reviewer knows it: the Python module the table names (`notion_client` for
+/// `notion_client.Client`), the npm package (`@aws-sdk/client-s3`), the Go or Ruby import. A
+/// Python module the skill ships itself (`scripts/github.py`) is no service.
+fn clients(
+    line: &CodeLine<'_>,
+    local_modules: &HashSet<String>,
+) -> Vec<(&'static Service, String)> {
+    let table = match line.lang {
+        Lang::Python => Table::Python,
+        Lang::JavaScript => Table::JavaScript,
+        Lang::Go => Table::Go,
+        Lang::Ruby => Table::Ruby,
+        _ => return Vec::new(),
+    };
+    let mut found: Vec<(&'static Service, String)> = Vec::new();
+    for module in scan::imports(line) {
+        if table == Table::Python
+            && module
+                .split('.')
+                .next()
+                .is_some_and(|top| local_modules.contains(top))
+        {
+            continue;
+        }
+        let Some((service, entry)) = services::of_module(&module, table) else {
+            continue;
+        };
+        let library = match table {
+            Table::Python => entry.to_owned(),
+            Table::JavaScript => npm_package(&module).to_owned(),
+            Table::Go | Table::Ruby => module.clone(),
+        };
+        if !found.iter().any(|(_, l)| *l == library) {
+            found.push((service, library));
+        }
+    }
+    found
+}
+
+/// The package of an npm module path: `@scope/name` or `name` (`stripe/lib/x` → `stripe`).
+fn npm_package(module: &str) -> &str {
+    let parts = if module.starts_with('@') { 2 } else { 1 };
+    match module.match_indices('/').nth(parts - 1) {
+        Some((at, _)) => &module[..at],
+        None => module,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1144,24 +1814,6 @@ fn gemfile(text: &str) -> Read {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_declared_tool_counts_once_as_declared() {
-        let tool = |name: &str| Evidence::new(name, "run.sh", 2);
-        let deps = Dependencies {
-            endpoints: Vec::new(),
-            tools: vec![tool("curl")],
-            manifests: Vec::new(),
-            declared: vec!["curl".to_owned()],
-        };
-        assert_eq!(deps.counted(), ["curl"]);
-        assert_eq!(deps.count(), 1);
-        let undeclared = Dependencies {
-            declared: Vec::new(),
-            ..deps
-        };
-        assert_eq!(undeclared.counted(), ["curl (endpoint not named)"]);
-    }
-
     fn analyze_texts(files: &[(&str, &str)]) -> Dependencies {
         analyze(&Sources::from_texts(files), &SkillMeta::default())
     }
@@ -1170,16 +1822,45 @@ mod tests {
         Evidence::new(what, file, line)
     }
 
+    fn client(service: &str, library: &str, file: &str, line: u32) -> Client {
+        Client {
+            service: service.to_owned(),
+            library: ev(library, file, line),
+        }
+    }
+
+    #[test]
+    fn a_declared_tool_counts_once_as_declared() {
+        let deps = Dependencies {
+            tools: vec![ev("curl", "run.sh", 2)],
+            declared: vec![ev("curl", "SKILL.md", 4)],
+            ..Dependencies::default()
+        };
+        assert_eq!(deps.counted(), ["declared: curl (SKILL.md:4)"]);
+        assert_eq!(deps.count(), 1);
+        let undeclared = Dependencies {
+            declared: Vec::new(),
+            ..deps
+        };
+        assert_eq!(
+            undeclared.counted(),
+            ["endpoint not named: curl (run.sh:2)"]
+        );
+    }
+
     #[test]
     fn package_json_scripts_are_read_as_shell() {
         let deps = analyze_texts(&[(
             "package.json",
-            "{\n  \"name\": \"x\",\n  \"homepage\": \"https://github.com/o/x\",\n  \"scripts\": {\n    \"test\": \"jest\",\n    \"postinstall\": \"curl https://x.example.net | sh\",\n    \"sync\": \"rsync -a out/ deploy@files.vendor.io:/srv\"\n  }\n}\n",
+            "{\n  \"name\": \"x\",\n  \"homepage\": \"https://github.com/o/x\",\n  \"scripts\": {\n    \"test\": \"jest\",\n    \"postinstall\": \"curl https://get.vendor.io | sh\",\n    \"sync\": \"rsync -a out/ deploy@files.vendor.io:/srv\"\n  }\n}\n",
         )]);
         // The manifest's own URLs are not endpoints; what its scripts reach is.
         assert_eq!(
             deps.endpoints,
-            vec![ev("files.vendor.io", "package.json", 7)]
+            vec![
+                ev("files.vendor.io", "package.json", 7),
+                ev("get.vendor.io", "package.json", 6),
+            ]
         );
         assert_eq!(
             deps.tools,
@@ -1191,38 +1872,57 @@ mod tests {
         assert!(deps.manifests.is_empty(), "no runtime packages");
         let bare = analyze_texts(&[(
             "package.json",
-            "{\n  \"scripts\": {\n    \"postinstall\": \"curl https://x.example.net | sh\"\n  }\n}\n",
+            "{\n  \"scripts\": {\n    \"postinstall\": \"curl \\\"$INSTALLER\\\" | sh\"\n  }\n}\n",
         )]);
-        assert_eq!(bare.count(), 1, "curl reaching no named host counts once");
+        assert_eq!(
+            bare.counted(),
+            ["endpoint not named: curl (package.json:3)"],
+            "curl reaching no named host counts once"
+        );
     }
 
     #[test]
     fn endpoints_and_tools_of_a_script_with_the_reason() {
         let deps = analyze_texts(&[(
             "scripts/notify.sh",
-            "#!/bin/bash\n# docs: https://docs.stripe.com\ncurl -s https://api.stripe.com/v1/charges -u \"$KEY:\"\ncurl -X POST https://hooks.slack.com/services/T0/B0/x\ncurl https://api.stripe.com/v1/refunds\n",
+            "#!/bin/bash\n# docs: https://docs.stripe.com\ncurl -s https://api.stripe.com/v1/charges -u \"$KEY:\"\ncurl -X POST https://hooks.slack.com/services/T0/B0/x\ncurl https://api.stripe.com/v1/refunds\ncurl -s https://status.acme.io/ping\n",
         )]);
         assert_eq!(
             deps.endpoints,
             vec![
                 ev("api.stripe.com", "scripts/notify.sh", 3),
                 ev("hooks.slack.com", "scripts/notify.sh", 4),
+                ev("status.acme.io", "scripts/notify.sh", 6),
             ]
         );
         assert_eq!(deps.tools, vec![ev("curl", "scripts/notify.sh", 3)]);
-        assert_eq!(deps.count(), 2);
+        assert_eq!(
+            deps.counted(),
+            [
+                "slack (hooks.slack.com, scripts/notify.sh:4)",
+                "status.acme.io (scripts/notify.sh:6)",
+                "stripe (api.stripe.com, scripts/notify.sh:3)",
+            ]
+        );
         assert_eq!(
             deps.reason().as_deref(),
-            Some("2 external endpoints: api.stripe.com, hooks.slack.com; tools: curl")
+            Some(
+                "3 external dependencies: slack (hooks.slack.com, scripts/notify.sh:4), status.acme.io (scripts/notify.sh:6), stripe (api.stripe.com, scripts/notify.sh:3)"
+            )
+        );
+        let at = |file: &str, line: u32| format!("skills/n/{file}:{line}");
+        assert_eq!(
+            deps.counted_at(&at)[1],
+            "status.acme.io (skills/n/scripts/notify.sh:6)"
         );
     }
 
     #[test]
-    fn local_reserved_and_namespace_hosts_are_not_endpoints() {
+    fn local_reserved_placeholder_and_namespace_hosts_are_not_endpoints() {
         let deps = analyze_texts(&[
             (
                 "run.py",
-                "BASE = 'http://localhost:8080/api'\nA = 'http://127.0.0.2/'\nB = 'http://[::1]:9000'\nC = 'https://api.example.com/v1'\nD = 'https://svc.test/x'\nE = 'http://0.0.0.0:80'\nF = 'https://a.invalid'\nG = 'https://dev.localhost/'\nH = 'https://${HOST}/x'\nI = 'http://db:5432'\nJ = 'https://www.example.org'\nK = 'http://www.w3.org/2000/svg'\nL = 'https://{host}/v1'\nM = 'https://%s/v1' % h\n",
+                "BASE = 'http://localhost:8080/api'\nA = 'http://127.0.0.2/'\nB = 'http://[::1]:9000'\nC = 'https://api.example.com/v1'\nD = 'https://svc.test/x'\nE = 'http://0.0.0.0:80'\nF = 'https://a.invalid'\nG = 'https://dev.localhost/'\nH = 'https://${HOST}/x'\nI = 'http://db:5432'\nJ = 'https://www.example.org'\nK = 'http://www.w3.org/2000/svg'\nL = 'https://{host}/v1'\nM = 'https://%s/v1' % h\nN = 'https://your-api.com/v1'\nO = 'https://api.yourdomain.co.uk'\nP = 'http://foo.bar/x'\nQ = 'https://printer.local/'\nR = 'http://metadata.google.internal/'\nS = 'https://<host>/api'\nT = 'https://mycompany.com'\nU = 'https://xxx.io'\n",
             ),
             (
                 "gen.js",
@@ -1243,18 +1943,72 @@ mod tests {
     }
 
     #[test]
+    fn a_placeholder_tenant_keeps_the_service_domain() {
+        let hosts = |text: &str| url_hosts(text);
+        assert_eq!(
+            hosts("u = 'https://your-org.atlassian.net/rest/api/3'"),
+            ["atlassian.net"]
+        );
+        assert_eq!(
+            hosts("u = 'https://YOUR_STORE.myshopify.com/admin'"),
+            ["myshopify.com"]
+        );
+        assert_eq!(
+            hosts("u = 'https://<tenant>.atlassian.net'"),
+            ["atlassian.net"]
+        );
+        assert_eq!(
+            hosts("u = 'https://acme.atlassian.net'"),
+            ["acme.atlassian.net"]
+        );
+        assert_eq!(
+            hosts("u = 'https://api.your-company.com/v1'"),
+            Vec::<String>::new()
+        );
+    }
+
+    #[test]
     fn skill_md_fenced_commands_count_its_prose_does_not() {
         let deps = analyze_texts(&[(
             "SKILL.md",
-            "---\nname: x\ndescription: https://front.io\n---\nGet a token at https://github.com/settings/tokens.\n\n```bash\ngh api repos/o/r\nwget -qO- https://raw.githubusercontent.com/o/r/main/x.sh\n```\n",
+            "---\nname: x\ndescription: https://front.io\n---\nGet a token at https://github.com/settings/tokens.\n<a href=\"https://github.com/o/r\">repo</a>\n\n```bash\ngh api repos/o/r\nwget -qO- https://raw.githubusercontent.com/o/r/main/x.sh\necho \"Docs: https://docs.vendor.io\"\n```\n",
         )]);
         assert_eq!(
             deps.endpoints,
-            vec![ev("raw.githubusercontent.com", "SKILL.md", 9)]
+            vec![ev("raw.githubusercontent.com", "SKILL.md", 10)]
         );
         assert_eq!(
             deps.tools,
-            vec![ev("gh", "SKILL.md", 8), ev("wget", "SKILL.md", 9)]
+            vec![ev("gh", "SKILL.md", 9), ev("wget", "SKILL.md", 10)]
+        );
+        assert_eq!(
+            deps.counted(),
+            ["github (raw.githubusercontent.com, SKILL.md:10)"]
+        );
+    }
+
+    #[test]
+    fn a_command_to_a_placeholder_or_local_host_reaches_nothing() {
+        let deps = analyze_texts(&[(
+            "SKILL.md",
+            "---\nname: x\ndescription: y\n---\n```bash\ncurl -X POST https://your-api.com/v1/items -d '{\"a\":1}'\ncurl -s http://localhost:8080/health\nssh deploy@your-server.com uptime\n```\n",
+        )]);
+        assert_eq!(deps.tools, vec![]);
+        assert_eq!(deps.count(), 0);
+        // A file naming only local addresses: its HTTP library reaches them.
+        let deps = analyze_texts(&[(
+            "scripts/probe.py",
+            "import requests\nBASE = 'http://127.0.0.1:8000'\nrequests.get(BASE + '/health')\n",
+        )]);
+        assert_eq!(deps.count(), 0, "{:?}", deps.counted());
+        // A variable address is somewhere: the tool counts, once.
+        let deps = analyze_texts(&[(
+            "scripts/get.sh",
+            "curl http://localhost:9/x\ncurl -s \"$URL\"\n",
+        )]);
+        assert_eq!(
+            deps.counted(),
+            ["endpoint not named: curl (scripts/get.sh:2)"]
         );
     }
 
@@ -1284,15 +2038,15 @@ mod tests {
     }
 
     #[test]
-    fn client_libraries_in_each_language() {
+    fn generic_libraries_in_each_language() {
         let deps = analyze_texts(&[
             (
                 "a.py",
-                "import os, requests\nfrom urllib import request as r\nfrom urllib.parse import urlparse\nimport boto3.session\nsubprocess.run([\"curl\", \"-s\", url])\nprint(\"curl failed\")\n",
+                "import os, requests\nfrom urllib import request as r\nfrom urllib.parse import urlparse\nsubprocess.run([\"curl\", \"-s\", url])\nprint(\"curl failed\")\n",
             ),
             (
                 "b.ts",
-                "import axios from 'axios';\nconst https = require(\"node:https\");\nimport { S3 } from \"@aws-sdk/client-s3\";\nconst r = await fetch(url);\nthis.fetch(x);\nimport path from 'path';\n",
+                "import axios from 'axios';\nconst https = require(\"node:https\");\nconst r = await fetch(url);\nthis.fetch(x);\nimport path from 'path';\n",
             ),
             ("c.go", "import (\n\t\"fmt\"\n\t\"net/http\"\n)\n"),
             ("d.rb", "require 'net/http'\nrequire 'json'\n"),
@@ -1306,11 +2060,9 @@ mod tests {
         assert_eq!(
             tools,
             vec![
-                ("@aws-sdk", "b.ts", 3),
                 ("axios", "b.ts", 1),
-                ("boto3", "a.py", 4),
-                ("curl", "a.py", 5),
-                ("fetch", "b.ts", 4),
+                ("curl", "a.py", 4),
+                ("fetch", "b.ts", 3),
                 ("https", "b.ts", 2),
                 ("net/http", "c.go", 3),
                 ("requests", "a.py", 1),
@@ -1318,11 +2070,151 @@ mod tests {
                 ("urllib.request", "a.py", 2),
             ]
         );
-        assert_eq!(deps.count(), 1, "tools without a named endpoint count once");
         assert_eq!(
-            deps.reason().as_deref(),
-            Some("tools: @aws-sdk, axios, boto3, curl, fetch and 5 more (endpoint not named)")
+            deps.counted(),
+            ["endpoint not named: axios, curl, fetch, https, net/http and 3 more (a.py:1)"],
+            "tools without a named endpoint count once"
         );
+    }
+
+    #[test]
+    fn client_libraries_name_their_service_with_file_and_line() {
+        let deps = analyze_texts(&[
+            (
+                "scripts/sync.py",
+                "#!/usr/bin/env python3\n\"\"\"Sync pages to Notion.\n\nSee https://developers.notion.com/reference for the API.\n\"\"\"\nfrom notion_client import Client\nimport boto3.session\n\nAPI = \"https://api.notion.com/v1\"\n",
+            ),
+            (
+                "scripts/post.ts",
+                "import { WebClient } from '@slack/web-api';\nimport { S3 } from \"@aws-sdk/client-s3\";\nconst n = require('@notionhq/client');\n",
+            ),
+            ("main.go", "import \"github.com/stripe/stripe-go/v76\"\n"),
+        ]);
+        assert_eq!(
+            deps.clients,
+            vec![
+                client("aws", "@aws-sdk/client-s3", "scripts/post.ts", 2),
+                client("aws", "boto3", "scripts/sync.py", 7),
+                client("notion", "@notionhq/client", "scripts/post.ts", 3),
+                client("notion", "notion_client", "scripts/sync.py", 6),
+                client("slack", "@slack/web-api", "scripts/post.ts", 1),
+                client("stripe", "github.com/stripe/stripe-go/v76", "main.go", 1),
+            ]
+        );
+        assert_eq!(
+            deps.endpoints,
+            vec![ev("api.notion.com", "scripts/sync.py", 9)]
+        );
+        assert_eq!(
+            deps.counted(),
+            [
+                "aws (@aws-sdk/client-s3, scripts/post.ts:2; boto3, scripts/sync.py:7)",
+                "notion (@notionhq/client, scripts/post.ts:3; notion_client, scripts/sync.py:6; api.notion.com, scripts/sync.py:9)",
+                "slack (@slack/web-api, scripts/post.ts:1)",
+                "stripe (github.com/stripe/stripe-go/v76, main.go:1)",
+            ],
+            "one per service"
+        );
+    }
+
+    #[test]
+    fn a_module_the_skill_ships_is_no_service() {
+        let deps = analyze_texts(&[
+            ("scripts/github.py", "def issues(): return []\n"),
+            (
+                "scripts/run.py",
+                "import github\nfrom stripe import charge\n",
+            ),
+            ("scripts/stripe/__init__.py", "X = 1\n"),
+        ]);
+        assert_eq!(deps.clients, vec![]);
+        assert_eq!(deps.count(), 0);
+    }
+
+    #[test]
+    fn docstrings_templates_messages_and_links_are_not_calls() {
+        let deps = analyze_texts(&[
+            (
+                "scripts/report.py",
+                "def render(data):\n    '''Render the report.\n\n    Fonts come from https://fonts.googleapis.com.\n    '''\n    html = \"\"\"<html><head>\n<link href=\"https://fonts.googleapis.com/css2?family=Inter\" rel=\"stylesheet\">\n<script src=\"https://cdn.jsdelivr.net/npm/chart.js\"></script>\n</head>\"\"\"\n    print(f\"Open https://dashboard.vendor.io to see {data}\")\n    style = '@import url(\"https://fonts.googleapis.com/css\");'\n    parser.add_argument('--base', help='API base, e.g. https://api.vendor.io')\n    md = '[docs](https://docs.vendor.io)'\n    a = '<a href=\"https://github.com/o/r\">source</a>'\n    return html\n",
+            ),
+            (
+                "assets/Widget.jsx",
+                "export const W = () => <a href={\"https://github.com/o/r\"}>repo</a>;\nconsole.log('see https://docs.vendor.io');\n",
+            ),
+            (
+                "config/plugin.json",
+                "{\n  \"homepage\": \"https://github.com/o/r\",\n  \"repository\": \"https://github.com/o/r\",\n  \"docs_url\": \"https://docs.vendor.io\",\n  \"icon\": \"https://cdn.vendor.io/i.png\"\n}\n",
+            ),
+            (
+                "assets/template.html",
+                "<link href=\"https://fonts.googleapis.com/css\">\n",
+            ),
+        ]);
+        assert_eq!(deps.endpoints, vec![], "{:?}", deps.counted());
+        assert_eq!(deps.count(), 0);
+        // The same kinds of file reach out when they call.
+        let deps = analyze_texts(&[
+            (
+                "scripts/report.py",
+                "'''Report.'''\nimport requests\nprint(requests.get('https://api.vendor.io/v1').json())\n",
+            ),
+            (
+                "config/mcp.json",
+                "{\"url\": \"https://mcp.vendor.io/mcp\"}\n",
+            ),
+        ]);
+        assert_eq!(
+            deps.counted(),
+            [
+                "api.vendor.io (scripts/report.py:3)",
+                "mcp.vendor.io (config/mcp.json:1)",
+            ]
+        );
+    }
+
+    #[test]
+    fn code_after_a_string_that_spans_lines_is_read_again() {
+        let deps = analyze_texts(&[(
+            "scripts/page.py",
+            "PAGE = \"\"\"<html>\nhttps://cdn.vendor.io/x.js\n</html>\"\"\"\nAPI = 'https://api.vendor.io'\ndef f():\n    r'''https://doc.vendor.io'''\n    return 'https://hooks.vendor.io'\n",
+        )]);
+        assert_eq!(
+            deps.counted(),
+            [
+                "api.vendor.io (scripts/page.py:4)",
+                "hooks.vendor.io (scripts/page.py:7)",
+            ]
+        );
+        // Markup and metadata are read the same on any text.
+        assert!(!counts_in_context("é «<a href=\""));
+        assert!(!counts_in_context("  \"documentationUrl\": \""));
+        assert!(counts_in_context("é = requests.get(\""));
+        assert!(counts_in_context("\"url\": \""));
+    }
+
+    #[test]
+    fn tests_and_fixtures_are_not_the_skills_dependencies() {
+        let deps = analyze_texts(&[
+            (
+                "tests/test_sync.py",
+                "import stripe\nURL = 'https://api.vendor.io/v1/pages'\n",
+            ),
+            (
+                "tests/fixtures/page.json",
+                "{\"url\": \"https://api.vendor.io/p/1\"}\n",
+            ),
+            (
+                "scripts/test_helpers.js",
+                "fetch('https://api.vendor.io')\n",
+            ),
+        ]);
+        assert_eq!(deps.count(), 0, "{:?}", deps.counted());
+        let mut sources =
+            Sources::from_texts(&[("fixtures/setup.sh", "curl -s https://seed.vendor.io/data\n")]);
+        sources.files[0].run_by_skill = true;
+        let deps = analyze(&sources, &SkillMeta::default());
+        assert_eq!(deps.counted(), ["seed.vendor.io (fixtures/setup.sh:1)"]);
     }
 
     #[test]
@@ -1384,75 +2276,91 @@ mod tests {
             ]
         );
         assert_eq!(deps.endpoints, vec![], "lock files are not scanned");
-        assert_eq!(deps.count(), 4);
+        assert_eq!(
+            deps.counted(),
+            [
+                "packages: github.com/a/b (go.mod:5)",
+                "packages: axios, zod (package.json:3)",
+                "packages: stripe (pyproject.toml:3)",
+                "packages: requests, httpx (requirements.txt:3)",
+            ]
+        );
     }
 
     #[test]
     fn declared_dependencies_count_unless_already_found() {
-        let (meta, findings) = crate::skill::read_meta(
-            "---\nname: x\ndescription: y\ndependencies: [requests, slack-api, Slack_API, api.stripe.com]\n---\n",
-            "skills/x/SKILL.md",
-            "x",
-        );
+        let skill = "---\nname: x\ndescription: y\ndependencies: [requests, slack-api, Slack_API, api.stripe.com, notion-client]\n---\n";
+        let (meta, findings) = crate::skill::read_meta(skill, "skills/x/SKILL.md", "x");
         assert!(findings.is_empty(), "{findings:?}");
         let sources = Sources::from_texts(&[
+            ("SKILL.md", skill),
             ("requirements.txt", "requests==2.32\n"),
             (
                 "pay.py",
-                "import requests\nrequests.post('https://api.stripe.com/v1/x')\n",
+                "import requests\nfrom notion_client import Client\nrequests.post('https://api.stripe.com/v1/x')\n",
             ),
         ]);
         let deps = analyze(&sources, &meta);
+        let names: Vec<&str> = deps.declared.iter().map(|d| d.what.as_str()).collect();
         assert_eq!(
-            deps.declared,
-            vec!["requests", "slack-api", "api.stripe.com"]
+            names,
+            ["requests", "slack-api", "api.stripe.com", "notion-client"]
         );
         assert_eq!(
-            deps.count(),
-            3,
-            "api.stripe.com, requirements.txt, slack-api"
-        );
-        assert_eq!(
-            deps.reason().as_deref(),
-            Some(
-                "1 external endpoint: api.stripe.com; tools: requests; manifests: requirements.txt (requests); declared: slack-api"
-            )
+            deps.counted(),
+            [
+                "notion (notion_client, pay.py:2)",
+                "stripe (api.stripe.com, pay.py:3)",
+                "packages: requests (requirements.txt:1)",
+                "declared: slack-api (SKILL.md:4)",
+            ]
         );
         let mut meta = SkillMeta::default();
         meta.metadata
             .insert("dependencies".to_owned(), "jq, yq".to_owned());
-        assert_eq!(declared(&meta), vec!["jq", "yq"]);
+        let none = Sources::default();
+        let names = |meta: &SkillMeta| -> Vec<String> {
+            declared(&none, meta).into_iter().map(|d| d.what).collect()
+        };
+        assert_eq!(names(&meta), ["jq", "yq"]);
         meta.extra.insert(
             "dependencies".to_owned(),
             serde_json::json!({"redis": ">=7", "postgres": "16"}),
         );
-        assert_eq!(declared(&meta), vec!["postgres", "redis", "jq", "yq"]);
+        assert_eq!(names(&meta), ["postgres", "redis", "jq", "yq"]);
     }
 
     #[test]
     fn a_library_listed_in_a_manifest_is_not_counted_twice() {
         let deps = analyze_texts(&[
-            ("requirements.txt", "stripe>=7\n"),
+            ("requirements.txt", "stripe>=7\nnotion-client==2\n"),
             (
                 "charge.py",
-                "import stripe\nstripe.Charge.create(amount=1)\n",
+                "import stripe\nfrom notion_client import Client\nstripe.Charge.create(amount=1)\n",
             ),
         ]);
-        assert_eq!(deps.tools, vec![ev("stripe", "charge.py", 1)]);
-        assert_eq!(deps.count(), 1);
         assert_eq!(
-            deps.reason().as_deref(),
-            Some("tools: stripe; manifests: requirements.txt (stripe)")
+            deps.counted(),
+            [
+                "notion (notion_client, charge.py:2)",
+                "stripe (stripe, charge.py:1)",
+            ],
+            "a manifest of service clients only is those services"
+        );
+        let deps = analyze_texts(&[
+            ("requirements.txt", "requests>=2\n"),
+            ("get.py", "import requests\nrequests.get(url)\n"),
+        ]);
+        assert_eq!(
+            deps.counted(),
+            ["packages: requests (requirements.txt:1)"],
+            "the manifest accounts for its library"
         );
         let deps = analyze_texts(&[("get.sh", "curl -s \"$URL\" -o out\nwget \"$1\"\n")]);
         assert_eq!(
-            deps.count(),
-            1,
+            deps.counted(),
+            ["endpoint not named: curl, wget (get.sh:1)"],
             "an endpoint the code does not name counts once"
-        );
-        assert_eq!(
-            deps.reason().as_deref(),
-            Some("tools: curl, wget (endpoint not named)")
         );
     }
 
@@ -1492,10 +2400,13 @@ mod tests {
             ]
         );
         assert_eq!(
-            deps.reason().as_deref(),
-            Some(
-                "manifests: Gemfile (faraday), lib/setup.py (click, rich), package.json (packages not read), setup.py (packages not read)"
-            )
+            deps.counted(),
+            [
+                "packages: faraday (Gemfile:2)",
+                "packages: click, rich (lib/setup.py:2)",
+                "packages: not read (package.json:1)",
+                "packages: not read (setup.py:1)",
+            ]
         );
     }
 
@@ -1524,6 +2435,18 @@ mod tests {
     }
 
     #[test]
+    fn a_service_entry_shows_three_pieces_of_evidence() {
+        let deps = analyze_texts(&[(
+            "a.py",
+            "import boto3\nimport botocore\nimport aioboto3\nU = 'https://s3.amazonaws.com/b'\n",
+        )]);
+        assert_eq!(
+            deps.counted(),
+            ["aws (boto3, a.py:1; botocore, a.py:2; aioboto3, a.py:3; and 1 more)"]
+        );
+    }
+
+    #[test]
     fn a_large_script_is_read_in_bounded_time() {
         let mut script = String::from("#!/bin/bash\n");
         for i in 0..10_000 {
@@ -1535,22 +2458,29 @@ mod tests {
         let started = std::time::Instant::now();
         let deps = analyze_texts(&[("run.sh", &script)]);
         let elapsed = started.elapsed();
-        let hosts: Vec<(&str, u32)> = deps
+        let hosts: Vec<(String, u32)> = deps
             .endpoints
             .iter()
-            .map(|e| (e.what.as_str(), e.line))
+            .map(|e| (e.what.clone(), e.line))
             .collect();
-        assert_eq!(
-            hosts,
-            (0..7)
-                .map(|i| (format!("api{i}.service.io"), i + 2))
-                .collect::<Vec<_>>()
-                .iter()
-                .map(|(h, l)| (h.as_str(), *l))
-                .collect::<Vec<_>>()
-        );
+        let expected: Vec<(String, u32)> = (0..7)
+            .map(|i| (format!("api{i}.service.io"), i + 2))
+            .collect();
+        assert_eq!(hosts, expected);
         assert_eq!(deps.count(), 7);
         assert!(elapsed < std::time::Duration::from_secs(5), "{elapsed:?}");
+    }
+
+    #[test]
+    fn a_minified_line_of_many_urls_costs_linear_time() {
+        let line = "x(\"https://cdn.vendor.io/a\");".repeat(40_000);
+        let started = std::time::Instant::now();
+        let deps = analyze_texts(&[("bundle.min.js", &line)]);
+        assert_eq!(
+            deps.endpoints,
+            vec![ev("cdn.vendor.io", "bundle.min.js", 1)]
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(5));
     }
 
     #[test]
@@ -1572,12 +2502,15 @@ mod tests {
                 ev("requests", "scripts/store.py", 4),
             ]
         );
-        assert_eq!(deps.count(), 5);
         assert_eq!(
-            deps.reason().as_deref(),
-            Some(
-                "3 external endpoints: api.github.com, hooks.slack.com, legacy.acme.io; tools: curl, requests; manifests: requirements.txt (requests); declared: slack-webhook"
-            )
+            deps.counted(),
+            [
+                "github (api.github.com, scripts/notify.sh:5)",
+                "legacy.acme.io (scripts/legacy.sh:3)",
+                "slack (hooks.slack.com, scripts/notify.sh:6)",
+                "packages: requests (requirements.txt:1)",
+                "declared: slack-webhook (SKILL.md:5)",
+            ]
         );
     }
 }

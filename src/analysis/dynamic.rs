@@ -555,6 +555,12 @@ fn in_command<'u>(
             );
         } else if let Some(fetcher) = upstream.iter().find_map(|c| is_fetcher(c, script)) {
             push(Kind::RemoteCode, line, format!("{fetcher} | {program}"));
+        } else if upstream
+            .iter()
+            .any(|c| c.program().is_some_and(|p| FETCHERS.contains(&p)))
+        {
+            // A download written out (`curl … | sh`) is remote code, flagged once by
+            // `super::sensitive`.
         } else {
             push(Kind::Dynamic, line, format!("code piped into {program}"));
         }

@@ -27,7 +27,7 @@ pub fn measure(sources: &Sources, meta: &SkillMeta, dir: &str) -> Analysis {
         format!("{}:{line}", parts.join("/"))
     };
     let deps = dependencies::analyze(sources, meta);
-    let mut listed = deps.counted();
+    let mut listed = deps.counted_at(&at);
     let mut sensitive = sensitive::analyze(sources);
     let dynamic = dynamic::analyze(sources);
     // Hidden, downloaded or destructive code is security-sensitive; the rest is dynamic code.
@@ -57,6 +57,7 @@ pub fn measure(sources: &Sources, meta: &SkillMeta, dir: &str) -> Analysis {
         .collect();
     listed.extend(submodules.iter().cloned());
     let generated = generated::analyze(sources, meta);
+    let found_secrets = secrets::scan(sources);
     let measured = complexity::measure(sources);
     let mut skipped = sources.skipped.clone();
     skipped.extend(measured.skipped.iter().cloned());
@@ -84,9 +85,22 @@ pub fn measure(sources: &Sources, meta: &SkillMeta, dir: &str) -> Analysis {
         }),
         dependency_count: u32::try_from(listed.len()).unwrap_or(u32::MAX),
         dependencies: listed,
-        secrets: secrets::scan(sources)
+        secrets: found_secrets
             .iter()
+            .filter(|f| f.example.is_none())
             .map(|f| format!("{} {} {}", at(&f.file, f.line), f.rule, f.redacted))
+            .collect(),
+        secret_warnings: found_secrets
+            .iter()
+            .filter_map(|f| {
+                let why = f.example?;
+                Some(format!(
+                    "{} {} {} ({why})",
+                    at(&f.file, f.line),
+                    f.rule,
+                    f.redacted
+                ))
+            })
             .collect(),
         security_sensitive: sensitive
             .found

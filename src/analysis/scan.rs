@@ -674,7 +674,11 @@ pub fn shell_commands(line: &str) -> Vec<Command<'_>> {
     while i < bytes.len() {
         let b = bytes[i];
         let split = match b {
-            b'|' | b';' | b'&' | b'(' | b')' | b'`' | b'{' | b'}' => true,
+            // `>&2`, `2>&1`, `<&3` and `&>file` are redirections, not a command's end.
+            b'&' => {
+                !(i > 0 && matches!(bytes[i - 1], b'>' | b'<')) && bytes.get(i + 1) != Some(&b'>')
+            }
+            b'|' | b';' | b'(' | b')' | b'`' | b'{' | b'}' => true,
             b'"' | b'\'' => {
                 let before = line[start..i].trim_end();
                 before.ends_with(" -c")
@@ -1284,6 +1288,16 @@ mod tests {
                 ("wget".to_owned(), false),
                 ("bash".to_owned(), false),
                 ("nc".to_owned(), false),
+            ]
+        );
+        // Redirections through a descriptor end no command: `2` is no program.
+        assert_eq!(
+            names("echo \"see https://x.io\" >&2; make 2>&1 | tee log &>/dev/null & wait"),
+            vec![
+                ("echo".to_owned(), false),
+                ("make".to_owned(), false),
+                ("tee".to_owned(), true),
+                ("wait".to_owned(), false),
             ]
         );
         let args = shell_commands("timeout 10 ssh -p 22 deploy@h.io");

@@ -1,13 +1,18 @@
 //! Security-sensitive content: code that gains privilege, runs code it downloads, touches
-//! credential stores, handles keys and ciphers, implements authentication, or turns off
-//! certificate checks. Any of it puts a skill before a human (DESIGN.md "Deciding").
+//! credential stores, handles keys and ciphers, implements authentication, turns off
+//! certificate checks, writes system files, builds or loads native code, or injects libraries
+//! into other programs. Any of it puts a skill before a human (DESIGN.md "Deciding").
 //!
-//! The rules, over the code lines of [`super::scan`] (never prose), each a concern:
+//! Commands are read where a shell runs them ([`super::invoked`]: tree-sitter's bash grammar,
+//! and the argv of `subprocess.run([…])`, `execSync("…")`, `exec.Command(…)` and the like): a
+//! word inside a string, a regex, a heredoc, a message or a comment (`grep -E "pause|sudo"`,
+//! `re.compile("sudo")`, `/sudo/.test(x)`, `echo "use sudo to …"`) is not a use. The other
+//! rules read the code lines of [`super::scan`] (never prose). Each is a concern:
 //! - **privilege**: `sudo`, `doas`, `su`, `pkexec`; `chmod` with setuid/setgid bits (`u+s`,
-//!   `4755`) or world-writable modes (`777`, `o+w`, `a+rwx`); `chown root`; `setcap`, `visudo`,
-//!   `useradd`, `usermod`, `passwd`, `chpasswd`, `iptables`, `nft`, `ufw`, `modprobe`,
-//!   `insmod`, `sysctl -w`; `docker run --privileged`, `--cap-add`, a mounted `docker.sock`;
-//!   `os.setuid(`, `os.setgid(`.
+//!   `+s`, `4755`, `os.chmod(p, 0o4755)`, `S_ISUID`) or world-writable modes (`777`, `o+w`,
+//!   `a+rwx`); `chown root`; `setcap`, `visudo`, `useradd`, `usermod`, `passwd`, `chpasswd`,
+//!   `iptables`, `nft`, `ufw`, `sysctl -w`; `docker run --privileged`, `--cap-add`, a mounted
+//!   `docker.sock`; `os.setuid(`, `os.setgid(`.
 //! - **remote code**: downloaded code run as it arrives: `curl … | sh` (or `bash`, `python`,
 //!   `sudo bash`, `iex`; an interpreter given its own script or `-c`/`-m` reads data, not code),
 //!   `bash <(curl …)`, `eval "$(curl …)"`, `sh -c "$(wget …)"`, `exec(requests.get(…))`,
@@ -15,8 +20,7 @@
 //! - **credentials**: credential stores read or written: `~/.ssh`, `authorized_keys`, SSH private
 //!   keys (`id_rsa`, `id_ed25519`, …), `~/.aws/credentials`, `.netrc`, `.pypirc`,
 //!   `.docker/config.json`, `.kube/config`, `.gnupg`, `.git-credentials`, `/etc/shadow`,
-//!   `/etc/sudoers`; any write under `/etc` (redirection, `tee`, `cp`/`mv`/`install`/`ln` to it,
-//!   `sed -i`, `open("/etc/…", "w")`); logins that store a credential (`docker login`,
+//!   `/etc/sudoers`; logins that store a credential (`docker login`,
 //!   `gh auth login`, `npm login`, `aws configure`, `gcloud auth`, `az login`, `ssh-add`,
 //!   `git config credential.*`, the `keyring`/`keytar` libraries).
 //! - **crypto**: key generation and ciphers: `ssh-keygen`, `openssl genrsa|genpkey|req|x509|enc|…`,
@@ -36,6 +40,10 @@
 //!   `InsecureSkipVerify: true`, `ssl._create_unverified_context`, `CERT_NONE`,
 //!   `check_hostname = False`, `StrictHostKeyChecking=no`, `http.sslVerify=false`,
 //!   `GIT_SSL_NO_VERIFY`, `--insecure-skip-tls-verify`.
+//! - **system files**: any write under `/etc` (redirection, `tee`, `cp`/`mv`/`install`/`ln` to
+//!   it, `sed -i`, `open("/etc/…", "w")`, `Path("/etc/…").write_text(…)`).
+//! - **native code** and **library injection**: see [`super::native`] (`gcc -shared -o x.so`,
+//!   `insmod`, `ctypes.CDLL`, `process.dlopen`, a `.node` addon; `LD_PRELOAD` and its kind set).
 //!
 //! Using a credential is not implementing auth: a script that reads `$GITHUB_TOKEN` (or
 //! `os.environ["STRIPE_API_KEY"]`, `process.env.X_SECRET`, `${{ secrets.X }}`) and sends it to an
@@ -49,8 +57,8 @@ use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
-use super::Sources;
 use super::scan::{self, CodeLine, Command, Evidence, Lang, Needles, code_lines};
+use super::{Sources, invoked, native};
 
 /// Why content is security-sensitive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -62,6 +70,12 @@ pub enum Concern {
     Crypto,
     Auth,
     TlsVerificationOff,
+    /// Files under `/etc` written.
+    SystemFiles,
+    /// Native code compiled or loaded: see [`super::native`].
+    NativeCode,
+    /// `LD_PRELOAD` and its kind set: see [`super::native`].
+    LibraryInjection,
     /// Code hidden from a reader, then run: see [`super::dynamic`].
     Obfuscation,
     /// `rm -rf` of `/` or a home: see [`super::destructive`].
@@ -77,6 +91,9 @@ impl Concern {
             Self::Crypto => "crypto",
             Self::Auth => "auth",
             Self::TlsVerificationOff => "TLS verification off",
+            Self::SystemFiles => "system files",
+            Self::NativeCode => "native code",
+            Self::LibraryInjection => "library injection",
             Self::Obfuscation => "obfuscated code",
             Self::Destructive => "destructive command",
         }
@@ -147,37 +164,81 @@ impl Sensitive {
 /// Find the security-sensitive content of a skill.
 pub fn analyze(sources: &Sources) -> Sensitive {
     let mut found = Vec::new();
-    let mut seen = HashSet::new();
     let mut credentials = Vec::new();
     let mut credential_names = HashSet::new();
     for source in &sources.files {
-        // One flag per (concern, what) in each file.
-        seen.clear();
+        // (line, concern, what), in the order found on each line.
+        let mut candidates: Vec<(u32, Concern, String)> = Vec::new();
+        let invoked = invoked::read(source);
+        for run in &invoked.commands {
+            let mut flag = |concern: Concern, what: String| {
+                candidates.push((run.line, concern, what));
+            };
+            for wrapper in &run.wrappers {
+                command_flags(wrapper, &[], &mut flag);
+            }
+            let args: Vec<&str> = run.args.iter().map(String::as_str).collect();
+            command_flags(&run.program, &args, &mut flag);
+            let program = run.program.as_str();
+            if INTERPRETERS.contains(&program)
+                && !run.input_redirected
+                && reads_program_from_stdin(&args)
+                && let Some(fetcher) = run.upstream.iter().find(|p| FETCHERS.contains(&p.as_str()))
+            {
+                flag(Concern::RemoteCode, format!("{fetcher} | {program}"));
+            }
+        }
+        for set in &invoked.assignments {
+            if native::is_injection_variable(&set.name) {
+                candidates.push((
+                    set.line,
+                    Concern::LibraryInjection,
+                    format!("sets {}", set.name),
+                ));
+            }
+        }
+        for write in &invoked.writes {
+            if is_etc(&write.target) {
+                candidates.push((
+                    write.line,
+                    Concern::SystemFiles,
+                    format!("writes {}", write.target),
+                ));
+            }
+        }
         for line in code_lines(source) {
             let mut flag = |concern: Concern, what: String| {
-                let key = (concern, what);
-                if !seen.contains(&key) {
-                    found.push(Flag {
-                        concern,
-                        evidence: Evidence::new(key.1.clone(), &source.path, line.number),
-                    });
-                    seen.insert(key);
-                }
+                candidates.push((line.number, concern, what));
             };
             let compact = scan::compact(line.text);
-            let mut spawned = None;
-            let commands = scan::commands_of(&line, &mut spawned);
-            for command in &commands {
-                command_flags(command, &mut flag);
+            // Shell tree-sitter read is [`invoked`]'s; the rest (PowerShell) a line at a time.
+            let parsed = line.lang == Lang::Shell && invoked.covers(line.number);
+            if line.lang == Lang::Shell && !parsed {
+                let commands = scan::shell_commands(line.text);
+                for command in &commands {
+                    let args: Vec<&str> = command.args.iter().map(|a| scan::unquote(a)).collect();
+                    command_flags(command.name, &args, &mut flag);
+                }
+                if let Some(what) = piped_to_interpreter(&commands) {
+                    flag(Concern::RemoteCode, what);
+                }
             }
-            if let Some(what) = piped_to_interpreter(&commands) {
-                flag(Concern::RemoteCode, what);
-            }
-            text_flags(&line, &compact, &mut flag);
+            text_flags(&line, &compact, parsed, &mut flag);
             for name in credential_names_in(line.text, &compact) {
                 if credential_names.insert(name.clone()) {
                     credentials.push(Evidence::new(name, &source.path, line.number));
                 }
+            }
+        }
+        // One flag per (concern, what) in each file: its first line.
+        candidates.sort_by_key(|(line, _, _)| *line);
+        let mut seen = HashSet::new();
+        for (line, concern, what) in candidates {
+            if seen.insert((concern, what.clone())) {
+                found.push(Flag {
+                    concern,
+                    evidence: Evidence::new(what, &source.path, line),
+                });
             }
         }
     }
@@ -191,19 +252,24 @@ pub fn analyze(sources: &Sources) -> Sensitive {
     }
 }
 
+/// `/etc` or a path under it.
+fn is_etc(path: &str) -> bool {
+    path == "/etc" || path.starts_with("/etc/")
+}
+
 // ---------------------------------------------------------------------------------------------
 // Commands
 
-fn command_flags(c: &Command<'_>, flag: &mut impl FnMut(Concern, String)) {
-    let args: Vec<&str> = c.args.iter().map(|a| scan::unquote(a)).collect();
+/// The flags of one command: `name` its program, `args` its words without quotes.
+fn command_flags(name: &str, args: &[&str], flag: &mut impl FnMut(Concern, String)) {
     let options = || args.iter().filter(|a| a.starts_with('-'));
     let operands = || args.iter().filter(|a| !a.starts_with('-'));
-    match c.name {
-        "sudo" | "doas" | "pkexec" => flag(Concern::Privilege, c.name.to_owned()),
+    match name {
+        "sudo" | "doas" | "pkexec" => flag(Concern::Privilege, name.to_owned()),
         "su" => flag(Concern::Privilege, "su".to_owned()),
         "setcap" | "visudo" | "useradd" | "usermod" | "groupadd" | "passwd" | "chpasswd"
-        | "iptables" | "ip6tables" | "nft" | "ufw" | "modprobe" | "insmod" => {
-            flag(Concern::Privilege, c.name.to_owned());
+        | "iptables" | "ip6tables" | "nft" | "ufw" => {
+            flag(Concern::Privilege, name.to_owned());
         }
         "sysctl" if options().any(|o| *o == "-w") => {
             flag(Concern::Privilege, "sysctl -w".to_owned());
@@ -223,7 +289,7 @@ fn command_flags(c: &Command<'_>, flag: &mut impl FnMut(Concern, String)) {
             flag(Concern::Privilege, "chown root".to_owned());
         }
         "docker" | "podman" => {
-            for arg in &args {
+            for arg in args {
                 let what = if *arg == "--privileged" {
                     "--privileged"
                 } else if arg.starts_with("--cap-add") {
@@ -233,10 +299,10 @@ fn command_flags(c: &Command<'_>, flag: &mut impl FnMut(Concern, String)) {
                 } else {
                     continue;
                 };
-                flag(Concern::Privilege, format!("{} {what}", c.name));
+                flag(Concern::Privilege, format!("{} {what}", name));
             }
             if operands().next() == Some(&"login") {
-                flag(Concern::Credentials, format!("{} login", c.name));
+                flag(Concern::Credentials, format!("{} login", name));
             }
         }
         "curl" => {
@@ -258,7 +324,7 @@ fn command_flags(c: &Command<'_>, flag: &mut impl FnMut(Concern, String)) {
             );
         }
         "ssh-keygen" | "age-keygen" | "keytool" | "certbot" | "cfssl" => {
-            flag(Concern::Crypto, c.name.to_owned());
+            flag(Concern::Crypto, name.to_owned());
         }
         "age" if options().any(|o| matches!(*o, "-e" | "-d" | "--encrypt" | "--decrypt")) => {
             flag(Concern::Crypto, "age".to_owned());
@@ -282,7 +348,7 @@ fn command_flags(c: &Command<'_>, flag: &mut impl FnMut(Concern, String)) {
         "ssh-add" => flag(Concern::Credentials, "ssh-add".to_owned()),
         "gh" | "npm" | "az" | "gcloud" | "aws" | "helm" | "pnpm" | "yarn" => {
             let words: Vec<&&str> = operands().take(2).collect();
-            let login = match (c.name, words.as_slice()) {
+            let login = match (name, words.as_slice()) {
                 ("gh", [first, second, ..]) if **first == "auth" && **second == "login" => true,
                 ("npm" | "pnpm" | "yarn", [first, ..]) => matches!(**first, "login" | "adduser"),
                 ("az", [first, ..]) => **first == "login",
@@ -292,7 +358,7 @@ fn command_flags(c: &Command<'_>, flag: &mut impl FnMut(Concern, String)) {
                 _ => false,
             };
             if login {
-                let what: Vec<&str> = std::iter::once(c.name)
+                let what: Vec<&str> = std::iter::once(name)
                     .chain(words.iter().map(|w| **w))
                     .collect();
                 flag(Concern::Credentials, what.join(" "));
@@ -307,11 +373,14 @@ fn command_flags(c: &Command<'_>, flag: &mut impl FnMut(Concern, String)) {
         "read" if options().any(|o| !o.starts_with("--") && o.contains('s')) => {
             flag(Concern::Auth, "password prompt read -s".to_owned());
         }
-        "htpasswd" | "kinit" => flag(Concern::Auth, c.name.to_owned()),
+        "htpasswd" | "kinit" => flag(Concern::Auth, name.to_owned()),
         _ => {}
     }
+    if let Some(what) = native::command(name, args) {
+        flag(Concern::NativeCode, what);
+    }
     // Writes under /etc by the commands that write files.
-    let targets: Vec<&str> = match c.name {
+    let targets: Vec<&str> = match name {
         "tee" | "truncate" | "touch" | "mkdir" | "rm" => operands().copied().collect(),
         "sed" if options().any(|o| o.starts_with("-i")) => operands().copied().collect(),
         "cp" | "mv" | "install" | "ln" | "rsync" => {
@@ -321,8 +390,8 @@ fn command_flags(c: &Command<'_>, flag: &mut impl FnMut(Concern, String)) {
         _ => Vec::new(),
     };
     for target in targets {
-        if target.starts_with("/etc/") || target == "/etc" {
-            flag(Concern::Credentials, format!("writes {target}"));
+        if is_etc(target) {
+            flag(Concern::SystemFiles, format!("writes {target}"));
         }
     }
 }
@@ -386,7 +455,33 @@ fn risky_mode(mode: &str) -> Option<&'static str> {
     None
 }
 
-/// Programs that run the code they read on standard input.
+/// A `chmod` call in code that sets the setuid/setgid bits or makes a file world-writable:
+/// `os.chmod(p, 0o4755)`, `fs.chmodSync(p, 0o777)`, `os.chmod(p, m | stat.S_ISUID)` (on the
+/// compact line).
+fn chmod_call(compact: &str) -> Option<String> {
+    let at = ["chmod(", "chmodsync("]
+        .iter()
+        .filter_map(|call| compact.find(call).map(|at| at + call.len()))
+        .min()?;
+    let rest = &compact[at..];
+    if rest.contains("s_isuid") || rest.contains("s_isgid") {
+        return Some("setuid/setgid chmod S_ISUID".to_owned());
+    }
+    let (digits, written) = rest
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .find_map(|word| {
+            let digits = word.strip_prefix("0o").or_else(|| {
+                word.strip_prefix('0')
+                    .filter(|d| d.len() == 4 && d.bytes().all(|b| b.is_ascii_digit()))
+            })?;
+            Some((digits, word))
+        })?;
+    let why = risky_mode(digits)?;
+    Some(format!("{why} chmod {written}"))
+}
+
+/// Programs that run the code they read on standard input (those of [`super::dynamic`] too,
+/// which leaves a download piped into them to this signal).
 const INTERPRETERS: &[&str] = &[
     "sh",
     "bash",
@@ -394,7 +489,11 @@ const INTERPRETERS: &[&str] = &[
     "dash",
     "ksh",
     "ash",
+    "mksh",
     "fish",
+    "lua",
+    "deno",
+    "bun",
     "python",
     "python2",
     "python3",
@@ -408,9 +507,15 @@ const INTERPRETERS: &[&str] = &[
     "Invoke-Expression",
 ];
 
+/// Downloaders (those of [`super::dynamic`] too).
 const FETCHERS: &[&str] = &[
     "curl",
     "wget",
+    "fetch",
+    "aria2c",
+    "http",
+    "nc",
+    "ncat",
     "iwr",
     "irm",
     "Invoke-WebRequest",
@@ -720,7 +825,14 @@ const NODE_CRYPTO_CALLS: &[&str] = &[
     "pbkdf2Sync(",
 ];
 
-fn text_flags(line: &CodeLine<'_>, compact: &str, flag: &mut impl FnMut(Concern, String)) {
+/// The flags of the text of a code line; `parsed` when its shell was read by [`invoked`], which
+/// found its redirections.
+fn text_flags(
+    line: &CodeLine<'_>,
+    compact: &str,
+    parsed: bool,
+    flag: &mut impl FnMut(Concern, String),
+) {
     let compiled = &*COMPILED;
     for (i, (_, then, what)) in REMOTE_CODE.iter().enumerate() {
         if let Some(at) = compiled.remote_first.find(i, compact)
@@ -735,9 +847,12 @@ fn text_flags(line: &CodeLine<'_>, compact: &str, flag: &mut impl FnMut(Concern,
         }
     }
     if other(compact, "/etc/")
-        && let Some(target) = etc_write(line.text, compact)
+        && let Some(target) = etc_write(line.text, compact, parsed || line.lang != Lang::Shell)
     {
-        flag(Concern::Credentials, format!("writes {target}"));
+        flag(Concern::SystemFiles, format!("writes {target}"));
+    }
+    if !parsed && let Some(name) = native::set_in_text(line.text, line.lang) {
+        flag(Concern::LibraryInjection, format!("sets {name}"));
     }
     for (i, (pattern, what)) in TLS_OFF.iter().enumerate() {
         let Some(at) = compiled.tls_off.find(i, compact) else {
@@ -773,6 +888,12 @@ fn text_flags(line: &CodeLine<'_>, compact: &str, flag: &mut impl FnMut(Concern,
     if other(compact, "hashlib.scrypt(") {
         flag(Concern::Auth, "scrypt password hashing".to_owned());
     }
+    if let Some(what) = chmod_call(compact) {
+        flag(Concern::Privilege, what);
+    }
+    for what in native::loads(line, compact) {
+        flag(Concern::NativeCode, what);
+    }
     if line.lang == Lang::JavaScript {
         for (i, call) in NODE_CRYPTO_CALLS.iter().enumerate() {
             if compiled.node_crypto.find(i, line.text).is_some() {
@@ -800,9 +921,11 @@ fn text_flags(line: &CodeLine<'_>, compact: &str, flag: &mut impl FnMut(Concern,
     }
 }
 
-/// A write under `/etc` in the text: a redirection (`> /etc/x`), or a file opened for writing in
-/// Python (`open("/etc/x", "w")`) or Node (`writeFileSync("/etc/x"`).
-fn etc_write(text: &str, compact: &str) -> Option<String> {
+/// A write under `/etc` in the text: a shell redirection (`> /etc/x`) unless `skip_redirects`
+/// (the line's shell was parsed and [`invoked`] read them, or it is not shell), or a file
+/// opened for writing in Python (`open("/etc/x", "w")`, `Path("/etc/x").write_text(…)`) or
+/// Node (`writeFileSync("/etc/x"`).
+fn etc_write(text: &str, compact: &str, skip_redirects: bool) -> Option<String> {
     let path_at = |at: usize| {
         let rest = &text[at..];
         let end = rest
@@ -810,7 +933,7 @@ fn etc_write(text: &str, compact: &str) -> Option<String> {
             .unwrap_or(rest.len());
         rest[..end].to_owned()
     };
-    if other(compact, ">/etc/") {
+    if !skip_redirects && other(compact, ">/etc/") {
         let at = text.match_indices('>').find_map(|(at, _)| {
             let rest = &text[at + 1..];
             let path = rest.trim_start();
@@ -833,7 +956,9 @@ fn etc_write(text: &str, compact: &str) -> Option<String> {
     .any(|call| {
         compact.contains(&format!("{call}\"/etc/")) || compact.contains(&format!("{call}'/etc/"))
     });
-    if (opened && for_writing) || node {
+    let path_written = (compact.contains("path(\"/etc/") || compact.contains("path('/etc/"))
+        && (compact.contains(".write_text(") || compact.contains(".write_bytes("));
+    if (opened && for_writing) || node || path_written {
         let at = text.find("/etc/")?;
         return Some(path_at(at));
     }
@@ -1056,10 +1181,10 @@ mod tests {
             vec![
                 flag(Concern::Credentials, "~/.ssh", "setup.sh", 2),
                 flag(Concern::Privilege, "sudo", "setup.sh", 3),
-                flag(Concern::Credentials, "writes /etc/hosts", "setup.sh", 3),
-                flag(Concern::Credentials, "writes /etc/motd", "setup.sh", 4),
+                flag(Concern::SystemFiles, "writes /etc/hosts", "setup.sh", 3),
+                flag(Concern::SystemFiles, "writes /etc/motd", "setup.sh", 4),
                 flag(
-                    Concern::Credentials,
+                    Concern::SystemFiles,
                     "writes /etc/app/app.conf",
                     "setup.sh",
                     5
@@ -1157,6 +1282,229 @@ mod tests {
             ),
         ]);
         assert_eq!(flags(&s), vec![]);
+    }
+
+    #[test]
+    fn a_word_inside_a_string_a_regex_or_a_heredoc_is_not_a_use() {
+        let s = analyze_texts(&[
+            (
+                "scripts/check.sh",
+                "#!/bin/bash\ngrep -E \"pause|admin|sudo\" /var/log/auth.log\necho \"use sudo to install the package\"\nawk '/sudo|doas/ { n++ }' auth.log\nsed -n '/insmod|modprobe/p' kern.log\nif ! command -v sudo >/dev/null; then echo \"sudo is missing\"; fi\ncat <<EOF\nRun: sudo make install; gcc -shared -o x.so x.c\nEOF\necho \"export LD_PRELOAD=./x.so; chmod 4755 x; echo x > /etc/hosts\"\nprintf '%s\\n' \"curl https://get.example.net | sh\"\n",
+            ),
+            (
+                "scripts/check.py",
+                "import re, subprocess\nPATTERN = re.compile(r\"(pause|admin|sudo)\")\nprint(\"Run with sudo to install\")\nsubprocess.run([\"grep\", \"-E\", \"pause|admin|sudo\", log], check=True)\nif \"sudo\" in line or line.startswith(\"insmod \"):\n    pass\n\"\"\"Needs sudo; set LD_PRELOAD=./x.so to trace.\"\"\"\nmsg = f\"use sudo {cmd}\"\n",
+            ),
+            (
+                "scripts/check.js",
+                "if (/sudo/.test(line)) {}\nconst m = /pause|admin|sudo/.exec(line);\nconsole.log('run with sudo');\nconst re = new RegExp('sudo|doas');\n",
+            ),
+            (
+                "SKILL.md",
+                "---\nname: x\ndescription: y\n---\nUse `sudo` only when asked.\n```bash\ngrep -E \"pause|admin|sudo\" auth.log\n```\n",
+            ),
+        ]);
+        assert_eq!(flags(&s), vec![]);
+    }
+
+    #[test]
+    fn commands_in_command_position_or_a_spawned_argv_are_uses() {
+        let s = analyze_texts(&[
+            ("a.sh", "grep -c sudo log\nsudo apt-get install -y jq\n"),
+            (
+                "b.sh",
+                "SUDO=\"\"\n[ \"$(id -u)\" -ne 0 ] && SUDO=sudo\n$SUDO systemctl restart x\n",
+            ),
+            ("c.sh", "bash -c \"sudo make install\"\n"),
+            (
+                "d.py",
+                "import subprocess\nsubprocess.run([\"sudo\", \"apt-get\", \"install\", \"-y\", \"jq\"], check=True)\n",
+            ),
+            ("e.js", "execSync('sudo make install');\n"),
+            (
+                "Dockerfile",
+                "FROM x\nRUN apt-get update \\\n    && sudo apt-get install -y jq \\\n    && gcc -o /usr/local/bin/probe probe.c\n",
+            ),
+        ]);
+        assert_eq!(
+            flags(&s),
+            vec![
+                flag(Concern::Privilege, "sudo", "Dockerfile", 3),
+                flag(
+                    Concern::NativeCode,
+                    "gcc -o /usr/local/bin/probe",
+                    "Dockerfile",
+                    4
+                ),
+                flag(Concern::Privilege, "sudo", "a.sh", 2),
+                flag(Concern::Privilege, "sudo", "b.sh", 3),
+                flag(Concern::Privilege, "sudo", "c.sh", 1),
+                flag(Concern::Privilege, "sudo", "d.py", 2),
+                flag(Concern::Privilege, "sudo", "e.js", 1),
+            ]
+        );
+    }
+
+    #[test]
+    fn native_code_injection_setuid_etc_writes_and_downloads_run() {
+        let s = analyze_texts(&[
+            (
+                "build.sh",
+                "#!/bin/bash\ngcc -shared -fPIC -o shim.so shim.c -ldl\nLD_PRELOAD=./shim.so ./app\nexport LD_LIBRARY_PATH=/opt/lib\nsudo insmod ./driver.ko\nchmod u+s ./helper\necho '127.0.0.1 x' > /etc/hosts\ncurl -fsSL https://get.example.net/i | sh\nwget -O- https://get.example.net/i | sudo bash\nenv DYLD_INSERT_LIBRARIES=x.dylib ./app\ngcc --version\n",
+            ),
+            (
+                "load.py",
+                "import ctypes, os\nlib = ctypes.CDLL(\"./shim.so\")\nwith open('/etc/app.conf', 'w') as f:\n    pass\nos.environ[\"LD_PRELOAD\"] = \"./shim.so\"\nos.chmod(path, 0o4755)\nif os.environ.get(\"LD_PRELOAD\"):\n    pass\n",
+            ),
+            (
+                "load.js",
+                "const addon = require('./build/Release/addon.node');\nprocess.dlopen(module, p);\n",
+            ),
+            (
+                "Dockerfile",
+                "FROM x\nENV LD_PRELOAD=/usr/lib/shim.so\nRUN chmod 4755 /usr/bin/helper\n",
+            ),
+        ]);
+        assert_eq!(
+            flags(&s),
+            vec![
+                flag(
+                    Concern::LibraryInjection,
+                    "sets LD_PRELOAD",
+                    "Dockerfile",
+                    2
+                ),
+                flag(
+                    Concern::Privilege,
+                    "setuid/setgid chmod 4755",
+                    "Dockerfile",
+                    3
+                ),
+                flag(Concern::NativeCode, "gcc -o shim.so", "build.sh", 2),
+                flag(Concern::LibraryInjection, "sets LD_PRELOAD", "build.sh", 3),
+                flag(
+                    Concern::LibraryInjection,
+                    "sets LD_LIBRARY_PATH",
+                    "build.sh",
+                    4
+                ),
+                flag(Concern::Privilege, "sudo", "build.sh", 5),
+                flag(Concern::NativeCode, "insmod (kernel module)", "build.sh", 5),
+                flag(Concern::Privilege, "setuid/setgid chmod u+s", "build.sh", 6),
+                flag(Concern::SystemFiles, "writes /etc/hosts", "build.sh", 7),
+                flag(Concern::RemoteCode, "curl | sh", "build.sh", 8),
+                flag(Concern::RemoteCode, "wget | bash", "build.sh", 9),
+                flag(
+                    Concern::LibraryInjection,
+                    "sets DYLD_INSERT_LIBRARIES",
+                    "build.sh",
+                    10
+                ),
+                flag(Concern::NativeCode, "loads addon.node", "load.js", 1),
+                flag(Concern::NativeCode, "process.dlopen", "load.js", 2),
+                flag(Concern::NativeCode, "ctypes.CDLL", "load.py", 2),
+                flag(Concern::SystemFiles, "writes /etc/app.conf", "load.py", 3),
+                flag(Concern::LibraryInjection, "sets LD_PRELOAD", "load.py", 5),
+                flag(
+                    Concern::Privilege,
+                    "setuid/setgid chmod 0o4755",
+                    "load.py",
+                    6
+                ),
+            ]
+        );
+        assert_eq!(
+            s.reason().as_deref(),
+            Some(
+                "security-sensitive: privilege: setuid/setgid chmod 4755 (Dockerfile:3), sudo (build.sh:5), setuid/setgid chmod u+s (build.sh:6), setuid/setgid chmod 0o4755 (load.py:6); remote code: curl | sh (build.sh:8), wget | bash (build.sh:9); system files: writes /etc/hosts (build.sh:7), writes /etc/app.conf (load.py:3); native code: gcc -o shim.so (build.sh:2), insmod (kernel module) (build.sh:5), loads addon.node (load.js:1), process.dlopen (load.js:2), ctypes.CDLL (load.py:2); library injection: sets LD_PRELOAD (Dockerfile:2), sets LD_PRELOAD (build.sh:3), sets LD_LIBRARY_PATH (build.sh:4), sets DYLD_INSERT_LIBRARIES (build.sh:10), sets LD_PRELOAD (load.py:5)"
+            )
+        );
+    }
+
+    #[test]
+    fn random_text_never_panics() {
+        let pieces = [
+            "sudo",
+            " ",
+            "|",
+            "sh",
+            "curl",
+            "\"",
+            "'",
+            "`",
+            "(",
+            ")",
+            "[",
+            "]",
+            ",",
+            "=",
+            "$",
+            "{",
+            "}",
+            "<<",
+            "EOF",
+            "\n",
+            "-c",
+            "bash",
+            "eval",
+            "LD_PRELOAD",
+            "gcc",
+            "-o",
+            "-shared",
+            "chmod",
+            "0o4755",
+            "u+s",
+            "/etc/",
+            ">",
+            "subprocess.run(",
+            "execSync(",
+            "spawn(",
+            "exec.Command(",
+            "Command::new(",
+            "os.system(",
+            ".exec(",
+            "é",
+            "日本",
+            "\\",
+            "#",
+            "//",
+            "ctypes.CDLL(",
+            "require(",
+            ".node",
+            "env",
+            ":",
+            "export ",
+        ];
+        let mut seed: u64 = 0x5e_1f;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            usize::try_from(seed >> 33).unwrap_or(0) % n
+        };
+        let names = [
+            "a.sh", "b.py", "c.js", "d.go", "e.rb", "f.rs", "g.yaml", "SKILL.md",
+        ];
+        for _ in 0..100 {
+            let texts: Vec<String> = names
+                .iter()
+                .map(|name| {
+                    let body: String = (0..300).map(|_| pieces[next(pieces.len())]).collect();
+                    if *name == "SKILL.md" {
+                        format!("```bash\n{body}\n```\n")
+                    } else {
+                        body
+                    }
+                })
+                .collect();
+            let files: Vec<(&str, &str)> = names
+                .iter()
+                .copied()
+                .zip(texts.iter().map(String::as_str))
+                .collect();
+            let s = analyze_texts(&files);
+            let _ = s.reason();
+        }
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::time::SystemTime;
 use crate::analysis::risk::{self, RiskInputs};
 use crate::analysis::{self, Sources};
 use crate::attempt::{self, Attempt};
-use crate::changes::{ChangeKind, SkillChange, skill_changes};
+use crate::changes::{ChangeKind, SkillChange, gated_changes};
 use crate::cli::{CheckArgs, OutputFormat};
 use crate::commands::publish;
 use crate::config::Config;
@@ -47,6 +47,8 @@ struct Scope {
     dirty: bool,
     /// For reading deleted skills' files at the base.
     base_reader: Option<BaseReader>,
+    /// What the run says beyond its skills: changed `SKILL.md` files that are no skill.
+    findings: Vec<Finding>,
 }
 
 /// Reads files as they were at the base commit: with git, or through the API when a shallow
@@ -91,6 +93,9 @@ pub(crate) struct Prepared {
     /// The skill's `category` as the base had it, unknown for a new skill: the head's is the
     /// pull request's word and only tightens the policy.
     pub(crate) base_category: BaseCategory,
+    /// Why the skill is gated though no skill root covers it (a changed `SKILL.md` outside the
+    /// roots): a maintainer decides.
+    pub(crate) uncovered: Option<String>,
 }
 
 /// Said when `check` would publish from a pull request's own job.
@@ -114,6 +119,13 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
         .find_skills(&repo)
         .map_err(|err| Error::io("search for skills in", &repo, err))?;
     let scope = select(args, &repo, &layout, &tree, &session, &mut warnings)?;
+    for uncovered in &tree.uncovered {
+        warnings.push(format!(
+            "{}: no skill root covers this SKILL.md (see the `{}` finding)",
+            uncovered.skill_file_path(),
+            crate::discover::UNCOVERED_RULE
+        ));
+    }
     if scope.dirty {
         warnings.push(
             "the working tree has uncommitted changes: they are tested as they are".to_owned(),
@@ -153,7 +165,7 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
         .iter()
         .map(|change| prepare(&repo, &tree, change, scope.base_reader.as_ref(), &config))
         .collect::<Result<_, _>>()?;
-    flag_duplicate_names(&mut prepared);
+    flag_duplicate_names(&repo, &config, &tree, &mut prepared);
 
     // Each attempt's files sit under a random name, in a parent no suite may list.
     let workspace = runner::Workspace::new()?;
@@ -237,7 +249,7 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
     let finished_at = now();
     let mut skills = Vec::with_capacity(prepared.len());
     for (p, attempts) in prepared.into_iter().zip(attempts) {
-        let previous = store.previous_coverage(&p.name)?;
+        let previous = store.previous_coverage(&p.change, &p.name)?;
         let policy = policy_for(&p, &config, &templates);
         let evidence =
             Evidence::from_attempts(&p, attempts, &settings, &finished_at, &mut warnings);
@@ -248,7 +260,7 @@ pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Er
         tool: Tool::default(),
         run: run_info(&repo, &scope, &session, args.all, started_at, finished_at),
         summary: GateRun::summarize(&skills),
-        findings: tree.findings,
+        findings: tree.findings.into_iter().chain(scope.findings).collect(),
         skills,
     };
     let stats = publish::record_run(&mut store, &run, trail.is_some(), &repo, &config)?;
@@ -518,46 +530,65 @@ fn select(
             head,
             dirty,
             base_reader: None,
+            findings: Vec::new(),
         }
     } else {
         changed(args, repo, layout, tree, session, warnings)?
     };
     if !args.skills.is_empty() {
-        let mut picked = Vec::new();
-        for name in &args.skills {
-            let found = scope
+        let mut picked: Vec<SkillChange> = Vec::new();
+        for wanted in &args.skills {
+            // A path names one skill (`plugins/a/skills/setup`, or its SKILL.md); a name, every
+            // skill whose directory has it (two plugins' `setup` are both gated).
+            let path = crate::discover::SKILL_FILES
+                .iter()
+                .find_map(|file| wanted.strip_suffix(&format!("/{file}")))
+                .unwrap_or(wanted)
+                .trim_end_matches('/');
+            let matches = |skill: &SkillDir| {
+                if path.contains('/') {
+                    skill.dir == path
+                } else {
+                    skill.dir_name() == path
+                }
+            };
+            let found: Vec<SkillChange> = scope
                 .changes
                 .iter()
-                .find(|c| c.skill.dir_name() == name)
+                .filter(|c| matches(&c.skill))
                 .cloned()
-                .or_else(|| {
+                .chain(
                     tree.skills
                         .iter()
-                        .find(|s| s.dir_name() == name)
+                        .filter(|s| {
+                            matches(s) && !scope.changes.iter().any(|c| c.skill.dir == s.dir)
+                        })
                         .map(|s| SkillChange {
                             skill: s.clone(),
                             kind: ChangeKind::Unchanged,
-                        })
-                });
-            match found {
-                Some(change) => picked.push(change),
-                None => {
-                    let known: Vec<&str> = tree.skills.iter().map(SkillDir::dir_name).collect();
-                    return Err(Error::usage(
-                        format!("no skill named `{name}` in {}", repo.display()),
-                        Some(&format!(
-                            "skills found: {}",
-                            if known.is_empty() {
-                                "none".to_owned()
-                            } else {
-                                known.join(", ")
-                            }
-                        )),
-                    ));
+                        }),
+                )
+                .collect();
+            if found.is_empty() {
+                let known: Vec<&str> = tree.skills.iter().map(|s| s.dir.as_str()).collect();
+                return Err(Error::usage(
+                    format!("no skill named `{wanted}` in {}", repo.display()),
+                    Some(&format!(
+                        "name a skill by its directory's name or its path; skills found: {}",
+                        if known.is_empty() {
+                            "none".to_owned()
+                        } else {
+                            known.join(", ")
+                        }
+                    )),
+                ));
+            }
+            for change in found {
+                if !picked.iter().any(|p| p.skill == change.skill) {
+                    picked.push(change);
                 }
             }
         }
-        picked.dedup_by(|a, b| a.skill == b.skill);
         scope.changes = picked;
     }
     Ok(scope)
@@ -650,10 +681,18 @@ fn changed(
         .into_iter()
         .filter_map(|change| relative_change(change, &prefix))
         .collect();
-    let base_skills = layout.skills_in_paths(base_files.iter().filter_map(|p| strip(p, &prefix)));
+    let base_found = layout.find_in_paths(base_files.iter().filter_map(|p| strip(p, &prefix)));
     // A change behind a symlink in a skill is a change to the skill.
     let files = crate::changes::through_links(&tree.links, &files);
-    let changes = skill_changes(&tree.skills, &base_skills, &files);
+    // A changed `SKILL.md` no root covers is gated too: its directory, as a skill.
+    let changes = gated_changes(
+        &tree.skills,
+        &tree.uncovered,
+        &base_found.skills,
+        &base_found.uncovered,
+        &files,
+    );
+    let findings = crate::changes::not_gated(&changes, &files);
     Ok(Scope {
         changes,
         base: Some(base.clone()),
@@ -665,6 +704,7 @@ fn changed(
             prefix,
             api: base_from_api,
         }),
+        findings,
     })
 }
 
@@ -773,6 +813,15 @@ pub(crate) fn prepare(
 ) -> Result<Prepared, Error> {
     let skill = &change.skill;
     let file = skill.skill_file_path();
+    // A `SKILL.md` no root covers, gated because it changed: a maintainer decides.
+    let layout = Layout::new(&config.skills);
+    let uncovered =
+        (layout.place(&skill.dir, None) == crate::discover::Place::Uncovered).then(|| {
+            format!(
+                "{file} is under no skill root: gated as a skill because it changed; {}",
+                crate::discover::uncovered_advice(&layout, skill)
+            )
+        });
     if change.kind == ChangeKind::Deleted {
         // The skill is gone from the working tree: its last frontmatter is at the base.
         let text = base.and_then(|b| b.read(&file));
@@ -792,6 +841,7 @@ pub(crate) fn prepare(
             breaking: Vec::new(),
             category_change: None,
             base_category,
+            uncovered,
         });
     }
     let dir = repo.join(&skill.dir);
@@ -881,6 +931,7 @@ pub(crate) fn prepare(
         breaking,
         category_change,
         base_category,
+        uncovered,
     })
 }
 
@@ -896,20 +947,51 @@ fn read_skill_md(path: &Path) -> Option<String> {
     (text.len() as u64 <= skill::MAX_SKILL_FILE_BYTES).then_some(text)
 }
 
-/// Two skills may not share a name: the audit trail keys skills by it.
-pub(crate) fn flag_duplicate_names(prepared: &mut [Prepared]) {
-    for i in 1..prepared.len() {
-        let (before, rest) = prepared.split_at_mut(i);
-        let current = &mut rest[0];
-        if let Some(first) = before.iter().find(|p| p.name == current.name) {
-            let message = format!(
-                "another skill has the name `{}`: {}",
-                current.name, first.change.skill.dir
-            );
-            let file = current.change.skill.skill_file_path();
-            current
-                .lint
-                .push(Finding::error("name-duplicate", &file, None, message));
+/// The rules across skills ([`lint::duplicate_names`]) over every skill of the tree, as `lint`
+/// applies them; each gated skill gets the findings about it. The `name` of a skill not gated
+/// is read from its `SKILL.md` (one that cannot be read has none).
+pub(crate) fn flag_duplicate_names(
+    repo: &Path,
+    config: &Config,
+    tree: &Tree,
+    prepared: &mut [Prepared],
+) {
+    let layout = Layout::new(&config.skills);
+    let gated = |skill: &SkillDir| {
+        prepared
+            .iter()
+            .find(|p| p.change.kind != ChangeKind::Deleted && p.change.skill.dir == skill.dir)
+    };
+    let names: Vec<Option<String>> = tree
+        .skills
+        .iter()
+        .map(|skill| match gated(skill) {
+            Some(p) => p.meta.name.clone(),
+            None => {
+                let file = skill.skill_file_path();
+                lint::read_skill_file(repo, &repo.join(&file), &file)
+                    .ok()
+                    .and_then(|text| skill::read_meta(&text, &file, skill.dir_name()).0.name)
+            }
+        })
+        .collect();
+    let roots: Vec<Option<String>> = tree.skills.iter().map(|s| layout.root_of(&s.dir)).collect();
+    let placed: Vec<lint::Placed<'_>> = tree
+        .skills
+        .iter()
+        .zip(&names)
+        .zip(&roots)
+        .map(|((skill, name), root)| lint::Placed {
+            skill,
+            root: root.as_deref(),
+            name: name.as_deref(),
+        })
+        .collect();
+    for finding in lint::duplicate_names(&placed) {
+        if let Some(p) = prepared.iter_mut().find(|p| {
+            p.change.kind != ChangeKind::Deleted && p.change.skill.skill_file_path() == finding.file
+        }) {
+            p.lint.push(finding);
         }
     }
 }
@@ -1145,6 +1227,7 @@ pub(crate) fn assess(
         risk,
         breaking: p.breaking,
         category_change: p.category_change,
+        uncovered: p.uncovered,
     };
     let decision = decide(&signals, &policy);
     SkillResult {

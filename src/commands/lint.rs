@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::check::{Outcome, open_repo};
 use crate::cli::{LintArgs, LintFormat};
 use crate::config::Config;
-use crate::discover::{Layout, SKILL_FILES, SkillDir, skill_files};
+use crate::discover::{Layout, Place, SKILL_FILES, SkillDir, skill_files};
 use crate::error::Error;
 use crate::exit_codes;
 use crate::lint::{self, Linted, Report};
@@ -26,6 +26,9 @@ struct Group {
     all: Vec<SkillDir>,
     /// What got in the way of the search (`file` relative to `base`).
     findings: Vec<Finding>,
+    /// The directory a PATH searched (relative to `base`): everything below it counts as under
+    /// a root. `None` for the repository's own roots.
+    searched: Option<String>,
 }
 
 pub fn run(args: &LintArgs) -> Result<Outcome, Error> {
@@ -42,6 +45,7 @@ pub fn run(args: &LintArgs) -> Result<Outcome, Error> {
             skills: tree.skills.clone(),
             all: tree.skills,
             findings: tree.findings,
+            searched: None,
         }]
     } else {
         args.paths
@@ -58,6 +62,7 @@ pub fn run(args: &LintArgs) -> Result<Outcome, Error> {
     let mut skills: Vec<(String, Linted)> = Vec::new();
     let mut other: Vec<Finding> = Vec::new();
     for group in groups {
+        let mut linted_here: Vec<(&SkillDir, Linted)> = Vec::new();
         for skill in &group.skills {
             if !seen.insert(group.base.join(&skill.dir)) {
                 continue;
@@ -65,12 +70,39 @@ pub fn run(args: &LintArgs) -> Result<Outcome, Error> {
             let dir = group.base.join(&skill.dir);
             let files = skill_files(&group.base, skill, &group.all)
                 .map_err(|err| Error::io("list the files of", &dir, err))?;
-            let mut linted =
+            let linted =
                 lint::lint_skill(&group.boundary, &group.base, skill, &files, &config.lint);
+            linted_here.push((skill, linted));
+        }
+        // The rules across skills, as `check` applies them.
+        let roots: Vec<Option<String>> = linted_here
+            .iter()
+            .map(
+                |(skill, _)| match layout.place(&skill.dir, group.searched.as_deref()) {
+                    Place::Skill { root } => Some(root),
+                    _ => None,
+                },
+            )
+            .collect();
+        let placed: Vec<lint::Placed<'_>> = linted_here
+            .iter()
+            .zip(&roots)
+            .map(|((skill, linted), root)| lint::Placed {
+                skill,
+                root: root.as_deref(),
+                name: linted.meta.name.as_deref(),
+            })
+            .collect();
+        let across = lint::duplicate_names(&placed);
+        for (skill, mut linted) in linted_here {
+            let file = skill.skill_file_path();
+            linted
+                .findings
+                .extend(across.iter().filter(|f| f.file == file).cloned());
             for finding in &mut linted.findings {
                 finding.file = shown(&group.base, &finding.file);
             }
-            skills.push((shown(&group.base, &skill.skill_file_path()), linted));
+            skills.push((shown(&group.base, &file), linted));
         }
         other.extend(group.findings.into_iter().map(|mut finding| {
             finding.file = shown(&group.base, &finding.file);
@@ -153,6 +185,7 @@ fn resolve(path: &Path, repo: &Path, layout: &Layout<'_>) -> Result<Group, Error
         skills,
         all: tree.skills,
         findings: tree.findings,
+        searched: Some(start.clone()),
     };
     // A skill at the top of what was searched has no directory name to compare `name` with:
     // name everything from the parent instead (what is read stays bounded as it was).
@@ -182,6 +215,7 @@ fn resolve(path: &Path, repo: &Path, layout: &Layout<'_>) -> Result<Group, Error
         for finding in &mut group.findings {
             finding.file = under(&finding.file);
         }
+        group.searched = Some(under(&start));
         group.base = parent.to_path_buf();
     }
     Ok(group)

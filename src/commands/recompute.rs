@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::changes::{ChangeKind, SkillChange, skill_changes};
+use crate::changes::{ChangeKind, SkillChange};
 use crate::config::{Config, SelfReported};
 use crate::discover::Layout;
 use crate::error::Error;
@@ -92,6 +92,7 @@ pub fn recompute(
         .find_skills(&root)
         .map_err(|err| Error::io("search for skills in", &root, err))?;
     let all = revisions.pull_base.is_none() && (document.run.scope == "all" || base.is_none());
+    let mut not_gated = Vec::new();
     let changes: Vec<SkillChange> = match (&base, all) {
         (Some(base), false) => {
             let files: Vec<_> = git
@@ -100,10 +101,19 @@ pub fn recompute(
                 .filter_map(|change| check::relative_change(change, &prefix))
                 .collect();
             let base_files = git.files_at(base)?;
-            let base_skills =
-                layout.skills_in_paths(base_files.iter().filter_map(|p| check::strip(p, &prefix)));
+            let base_found =
+                layout.find_in_paths(base_files.iter().filter_map(|p| check::strip(p, &prefix)));
             let files = crate::changes::through_links(&found.links, &files);
-            skill_changes(&found.skills, &base_skills, &files)
+            // As `check` gates them: a changed `SKILL.md` no root covers too.
+            let changes = crate::changes::gated_changes(
+                &found.skills,
+                &found.uncovered,
+                &base_found.skills,
+                &base_found.uncovered,
+                &files,
+            );
+            not_gated = crate::changes::not_gated(&changes, &files);
+            changes
         }
         _ => found
             .skills
@@ -124,7 +134,7 @@ pub fn recompute(
         .iter()
         .map(|change| check::prepare(&root, &found, change, reader.as_ref(), config))
         .collect::<Result<_, _>>()?;
-    check::flag_duplicate_names(&mut prepared);
+    check::flag_duplicate_names(&root, config, &found, &mut prepared);
     let trust = match config.policy.self_reported_tests {
         Some(mode) => mode,
         None if revisions.fork => SelfReported::Escalate,
@@ -134,7 +144,7 @@ pub fn recompute(
     for p in prepared {
         let reported = document.skills.iter().find(|s| s.dir == p.change.skill.dir);
         let evidence = evidence(&p, reported, trust, revisions);
-        let previous = store.previous_coverage(&p.name)?;
+        let previous = store.previous_coverage(&p.change, &p.name)?;
         let policy = check::policy_for(&p, config, templates);
         skills.push(check::assess(p, evidence, policy, previous));
     }
@@ -151,7 +161,7 @@ pub fn recompute(
         tool: crate::gate::Tool::default(),
         run,
         summary: GateRun::summarize(&skills),
-        findings: found.findings,
+        findings: found.findings.into_iter().chain(not_gated).collect(),
         skills,
     })
 }

@@ -12,7 +12,7 @@ use crate::github::publish::conclude;
 use crate::github::reviews::{self, Reviews};
 use crate::github::{Repo, Session, Token, outputs};
 use crate::render::markdown_text as esc;
-use crate::store::{Pending, Review, ReviewDecision, Store};
+use crate::store::{Correction, Pending, Review, ReviewDecision, Store};
 
 use super::check::Outcome;
 use super::publish::{self, Stage};
@@ -185,9 +185,14 @@ pub fn run(args: &ReviewArgs) -> Result<Outcome, Error> {
         None
     };
     if !corrections.is_empty() {
+        let names = names(&pending, &corrections);
+        let corrected: Vec<String> = corrections
+            .iter()
+            .map(|c| shown(&c.skill, c.dir.as_deref(), &names))
+            .collect();
         notes.push(format!(
             "{} still need{} correction: no review passes the check until a new commit fixes {}",
-            corrections.join(", "),
+            corrected.join(", "),
             if corrections.len() == 1 { "s" } else { "" },
             if corrections.len() == 1 { "it" } else { "them" }
         ));
@@ -291,7 +296,7 @@ pub(crate) fn still_approved_at(
 
 /// Whether every skill waiting at the head has the approvals its tier needs, and none needs
 /// correction.
-fn all_approved(pending: &[Pending], corrections: &[String], config: &Config) -> bool {
+fn all_approved(pending: &[Pending], corrections: &[Correction], config: &Config) -> bool {
     !pending.is_empty()
         && corrections.is_empty()
         && pending
@@ -316,9 +321,9 @@ fn confirm_approvals(
     config: &Config,
 ) -> Vec<String> {
     let mut warnings = Vec::new();
-    for p in pending.iter_mut() {
+    let labels = labels(pending);
+    for (p, skill) in pending.iter_mut().zip(&labels) {
         let (tier, categories) = (p.tier, p.categories.clone());
-        let skill = crate::untrusted::printable(&p.skill, 200);
         p.approvers.retain(|approver| {
             let eligible = config.routing.is_eligible(approver, tier, &categories);
             if !eligible {
@@ -350,9 +355,8 @@ fn confirm_approvals(
             return warnings;
         }
     };
-    for p in pending.iter_mut() {
+    for (p, skill) in pending.iter_mut().zip(&labels) {
         let head = p.head_sha.clone();
-        let skill = crate::untrusted::printable(&p.skill, 200);
         p.approvers.retain(|approver| match reviews.confirm(approver, &head) {
             Ok(()) => true,
             Err(why) => {
@@ -368,8 +372,37 @@ fn confirm_approvals(
     warnings
 }
 
+/// How a reviewer reads a skill: its name, with its directory when another skill listed has the
+/// same name (two plugins' `setup` skills are two skills).
+fn shown(name: &str, dir: Option<&str>, names: &[&str]) -> String {
+    match dir {
+        Some(dir) if names.iter().filter(|n| **n == name).count() > 1 => format!("{name} ({dir})"),
+        _ => name.to_owned(),
+    }
+}
+
+/// The names of every skill listed at a head.
+fn names<'a>(pending: &'a [Pending], corrections: &'a [Correction]) -> Vec<&'a str> {
+    pending
+        .iter()
+        .map(|p| p.skill.as_str())
+        .chain(corrections.iter().map(|c| c.skill.as_str()))
+        .collect()
+}
+
+/// Each pending skill as `shown` names it, made printable for the log (names come from the
+/// database).
+fn labels(pending: &[Pending]) -> Vec<String> {
+    let names = names(pending, &[]);
+    pending
+        .iter()
+        .map(|p| crate::untrusted::printable(&shown(&p.skill, p.dir.as_deref(), &names), 400))
+        .collect()
+}
+
 /// One line per skill waiting at this head: tier, approvals against what it needs.
 fn status(pending: &[Pending], config: &Config) -> String {
+    let names = names(pending, &[]);
     if pending.is_empty() {
         return "No skill waits for a review at this head.\n".to_owned();
     }
@@ -396,7 +429,7 @@ fn status(pending: &[Pending], config: &Config) -> String {
         let _ = writeln!(
             out,
             "| {} | {} | {}/{required}{by} | {} |",
-            esc(&p.skill),
+            esc(&shown(&p.skill, p.dir.as_deref(), &names)),
             p.tier.as_str(),
             p.approvers.len(),
             if changes.is_empty() {
@@ -446,13 +479,15 @@ impl Submitted<'_> {
                 short(self.head)
             ));
         }
+        let names = names(&pending, &[]);
         let mut ineligible = Vec::new();
         for p in &pending {
+            let skill = shown(&p.skill, p.dir.as_deref(), &names);
             if !config
                 .routing
                 .is_eligible(self.reviewer, p.tier, &p.categories)
             {
-                ineligible.push(p.skill.clone());
+                ineligible.push(skill);
                 continue;
             }
             let entry = Review {
@@ -477,7 +512,7 @@ impl Submitted<'_> {
                         ReviewDecision::NeedsCorrection => "change request",
                         ReviewDecision::Dismissed => "dismissed review",
                     },
-                    p.skill
+                    skill
                 ));
             }
         }
@@ -509,6 +544,7 @@ mod tests {
             escalation_id: 1,
             skill_id: 1,
             skill: skill.to_owned(),
+            dir: Some(format!("skills/{skill}")),
             tier: Tier::Human,
             categories: Vec::new(),
             escalated_at: "2026-11-30 09:00:00".to_owned(),
@@ -536,6 +572,32 @@ mod tests {
             state: ReviewState::Approved,
             commit_id: Some(commit.to_owned()),
         }
+    }
+
+    #[test]
+    fn two_skills_with_one_name_are_told_apart_by_their_directory() {
+        let mut waiting = [
+            pending("setup", &[]),
+            pending("setup", &[]),
+            pending("lint", &[]),
+        ];
+        waiting[0].dir = Some("plugins/a/skills/setup".to_owned());
+        waiting[1].dir = Some("plugins/b/skills/setup".to_owned());
+        assert_eq!(
+            status(&waiting, &config()),
+            "| skill | tier | approvals | changes requested by |\n| --- | --- | --- | --- |\n\
+             | setup (plugins/a/skills/setup) | human | 0/1 | — |\n\
+             | setup (plugins/b/skills/setup) | human | 0/1 | — |\n\
+             | lint | human | 0/1 | — |\n"
+        );
+        assert_eq!(
+            labels(&waiting),
+            [
+                "setup (plugins/a/skills/setup)",
+                "setup (plugins/b/skills/setup)",
+                "lint"
+            ]
+        );
     }
 
     #[test]

@@ -1,24 +1,35 @@
 //! Files a `SKILL.md` body refers to must exist inside the skill: an agent that follows a link
-//! to a file the skill does not ship is left guessing.
+//! to a file the skill does not ship, or runs a command on one, is left guessing.
 //!
-//! What counts as a reference, read with a CommonMark parser so that code samples never do:
-//! - the destination of a Markdown link or image (`[run](scripts/run.sh)`,
+//! Read with a CommonMark parser, three kinds of reference, from the surest to the weakest:
+//! - **links**: the destination of a Markdown link or image (`[run](scripts/run.sh)`,
 //!   `![flow](assets/flow.png)`) and of a link reference definition (`[run]: scripts/run.sh`),
 //!   unless it is a URL (`https:`, `mailto:`, any `scheme:`), `//host`, an anchor (`#usage`),
 //!   an absolute or home path (`/etc/x`, `~/x`), `www.…`, or a template (`{{x}}`, `${X}`, `<x>`);
-//!   its `#fragment` and `?query` are dropped and `%20` decoded;
-//! - in inline code (`` `python3 scripts/run.py --json` ``), each word that starts with `scripts/`,
-//!   `references/` or `assets/` (the spec's directories; `skilo` checks the same three), unless
-//!   it holds a wildcard or placeholder (`scripts/*.sh`, `scripts/<name>.py`, `assets/…`).
-//!   Other words in inline code are not paths we can tell from prose about the user's project.
+//!   its `#fragment` and `?query` are dropped and `%20` decoded. Missing: an error.
+//! - **commands**: the files the commands of the shell fences run or read, as
+//!   [`super::commands`] tells them (`python3 scripts/run.py`, `cat references/api.md`,
+//!   `${CLAUDE_SKILL_DIR}/scripts/x.sh`): those under the skill's directory variable, and the
+//!   relative ones in `scripts/`, `references/`, `assets/` or a directory the skill has. A path
+//!   another tool runs (`uv run scripts/x.py`, `npx`, `make`) is the user's. Missing: an error.
+//! - **mentions**: in inline code in prose, each word that starts with `scripts/`,
+//!   `references/` or `assets/` (the spec's directories; `skilo` checks the same three) or
+//!   the skill's directory variable. Prose also names the user's files and the folders a skill
+//!   writes to, so a missing one is only a warning, said once per path, and never for a
+//!   directory (`assets/visuals/`, or a last part without an extension: `scripts/lib`), a glob or
+//!   placeholder (`scripts/*.sh`, `scripts/<name>.py`), a path after another tool
+//!   (`` `uv run scripts/validate.py` ``), a path a link or command already reports, or a table
+//!   none of whose paths the skill has (it describes another tree: the user's project).
 //!
-//! Fenced and indented code blocks and raw HTML are never read.
+//! Raw HTML and code blocks that are not shell are never read.
 
+use std::collections::BTreeSet;
 use std::ops::Range;
 use std::path::Path;
 
-use pulldown_cmark::{Event, LinkType, Options, Parser, Tag};
+use pulldown_cmark::{Event, LinkType, Options, Parser, Tag, TagEnd};
 
+use super::commands::{self, Target};
 use crate::skill::Finding;
 
 /// Past this many, the rest of a body's broken references are counted, not listed.
@@ -50,10 +61,17 @@ pub struct Reference {
     pub kind: Kind,
     pub line: usize,
     pub column: usize,
+    /// Inline code that runs the file itself: the first word of its span, written `./x`, under
+    /// the skill's directory variable, or followed by arguments (`scripts/x.py --json`).
+    pub executes: bool,
+    /// The table it stands in (counted from 0), if any.
+    pub table: Option<usize>,
 }
 
-/// The references of a Markdown body, in the order they are written.
-pub fn references(body: &str) -> Vec<Reference> {
+/// The references of a Markdown body, in the order they are written: links, and the words of
+/// inline code that name a file of the skill (see the module's docs). `name` is the skill's
+/// directory name (for its installed path, `~/.claude/skills/<name>/`).
+pub fn references(body: &str, name: &str) -> Vec<Reference> {
     let lines = LineIndex::new(body);
     let mut found = Vec::new();
     let options = Options::ENABLE_TABLES
@@ -67,8 +85,15 @@ pub fn references(body: &str) -> Vec<Reference> {
             found.push(lines.reference(&def.dest, path, Kind::Link, at));
         }
     }
+    let mut tables = 0;
+    let mut table = None;
     for (event, range) in parser.into_offset_iter() {
         match event {
+            Event::Start(Tag::Table(_)) => {
+                table = Some(tables);
+                tables += 1;
+            }
+            Event::End(TagEnd::Table) => table = None,
             Event::Start(Tag::Link {
                 link_type: LinkType::Inline,
                 dest_url,
@@ -88,19 +113,11 @@ pub fn references(body: &str) -> Vec<Reference> {
             }
             Event::Code(code) => {
                 let span = &body[range.clone()];
-                let mut from = 0;
-                let words = code
-                    .split(|c: char| c.is_whitespace() || WORD_BREAKS.contains(&c))
-                    .filter(|w| !w.is_empty());
-                for word in words {
-                    let offset = span[from..].find(word).map(|i| from + i);
-                    if let Some(i) = offset {
-                        from = i + word.len();
-                    }
-                    if let Some((lead, written, path)) = code_path(word) {
-                        let at = range.start + offset.map_or(0, |i| i + lead);
-                        found.push(lines.reference(written, path, Kind::Code, at));
-                    }
+                for (at, written, path, executes) in code_paths(&code, span, name) {
+                    let mut r = lines.reference(written, path, Kind::Code, range.start + at);
+                    r.executes = executes;
+                    r.table = table;
+                    found.push(r);
                 }
             }
             _ => {}
@@ -110,46 +127,170 @@ pub fn references(body: &str) -> Vec<Reference> {
     found
 }
 
-/// Check every reference of `body` (which starts at line `body_line` of `file`) against the
-/// skill directory `skill_dir`.
-pub fn check(body: &str, body_line: usize, file: &str, skill_dir: &Path) -> Vec<Finding> {
-    let mut findings: Vec<Finding> = references(body)
-        .into_iter()
-        .filter_map(|r| {
-            let line = Some(body_line + r.line - 1);
-            let Some(inside) = normalize(&r.path) else {
-                return Some(
-                    Finding::warning(
-                        "reference-outside-skill",
-                        file,
-                        line,
-                        format!(
-                            "`{}` points outside the skill: a skill is installed as its own \
-                             directory, and the file will not be there",
-                            r.written
-                        ),
-                    )
-                    .at_column(r.column),
-                );
-            };
-            // `metadata` follows symlinks: a link to nothing is as missing as no file.
-            let exists = inside.is_empty() || std::fs::metadata(skill_dir.join(&inside)).is_ok();
-            (!exists).then(|| {
-                let what = if r.written == inside {
-                    format!("`{inside}` is")
-                } else {
-                    format!("`{}` names `{inside}`, which is", r.written)
-                };
-                Finding::error(
-                    "reference-missing",
-                    file,
-                    line,
-                    format!("{what} not in the skill: add it, or fix the reference"),
-                )
-                .at_column(r.column)
-            })
-        })
-        .collect();
+/// The paths of one inline code span: offset in `span` (the span as written, with backticks),
+/// the word as written, the path, and whether the span runs it. None when the span is a command
+/// of another tool (`uv run scripts/x.py`, `npm run scripts/x`, `git add scripts/x.py`).
+fn code_paths<'c>(code: &'c str, span: &str, name: &str) -> Vec<(usize, &'c str, String, bool)> {
+    let tokens: Vec<&str> = code.split_whitespace().collect();
+    // Past a prompt, assignments and wrappers (`$ FOO=1 sudo …`) to the program.
+    let first = tokens.iter().position(|t| {
+        !(*t == "$" || commands_is_assignment(t) || crate::analysis::scan::is_wrapper(t))
+    });
+    let Some(first) = first else {
+        return Vec::new();
+    };
+    let program = tokens[first];
+    let is_program = first + 1 < tokens.len()
+        && !program.contains('/')
+        && program
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '+' | '-'));
+    if is_program && !commands::is_interpreter(program) && !commands::is_reader(program) {
+        return Vec::new();
+    }
+    let path_first = !is_program;
+    let mut found = Vec::new();
+    let mut from = 0;
+    let words = code
+        .split(|c: char| c.is_whitespace() || WORD_BREAKS.contains(&c))
+        .filter(|w| !w.is_empty());
+    for word in words {
+        let offset = span[from..].find(word).map(|i| from + i);
+        if let Some(i) = offset {
+            from = i + word.len();
+        }
+        if let Some((lead, written, path, prefixed)) = code_path(word, name) {
+            let executes = path_first
+                && word == program
+                && (written.starts_with("./") || prefixed || tokens.len() > first + 1);
+            found.push((offset.map_or(0, |i| i + lead), written, path, executes));
+        }
+    }
+    found
+}
+
+/// `NAME=value`.
+fn commands_is_assignment(token: &str) -> bool {
+    token.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    })
+}
+
+/// Check every reference of `body` (which starts at line `body_line` of `file`, whose whole
+/// text is `text`) against the skill directory `skill_dir`, named `name`.
+pub fn check(
+    text: &str,
+    body: &str,
+    body_line: usize,
+    file: &str,
+    skill_dir: &Path,
+    name: &str,
+) -> Vec<Finding> {
+    let exists =
+        |inside: &str| inside.is_empty() || std::fs::metadata(skill_dir.join(inside)).is_ok();
+    let refs = references(body, name);
+    let mut findings: Vec<Finding> = Vec::new();
+    // Paths an error or a warning already names: a mention of them adds nothing.
+    let mut reported: BTreeSet<String> = BTreeSet::new();
+    for r in refs.iter().filter(|r| r.kind == Kind::Link) {
+        let line = Some(body_line + r.line - 1);
+        if let Some(finding) = missing(file, line, r.column, &r.written, &r.path, &exists, None) {
+            if let Some(inside) = normalize(&r.path) {
+                reported.insert(inside);
+            }
+            findings.push(finding);
+        }
+    }
+    let index = LineIndex::new(text);
+    for u in commands::fence_uses(text, name) {
+        let counts = match &u.target {
+            Target::Skill(_) => true,
+            Target::Relative(path) => {
+                SKILL_DIRS.iter().any(|d| path.starts_with(d))
+                    || path.split_once('/').is_some_and(|(dir, _)| {
+                        std::fs::metadata(skill_dir.join(dir)).is_ok_and(|m| m.is_dir())
+                    })
+            }
+        };
+        if !counts {
+            continue;
+        }
+        let (line, column) = u
+            .offset
+            .map_or((u.line, 1), |offset| index.position(offset));
+        let how = match u.how {
+            commands::How::Executes | commands::How::Runs => "runs",
+            commands::How::Reads => "reads",
+        };
+        if let Some(finding) = missing(
+            file,
+            Some(line),
+            column,
+            &u.written,
+            u.target.path(),
+            &exists,
+            Some(how),
+        ) {
+            if let Some(inside) = normalize(u.target.path()) {
+                reported.insert(inside);
+            }
+            findings.push(finding);
+        }
+    }
+    // A table none of whose paths the skill has describes another tree.
+    let foreign_tables: BTreeSet<usize> = {
+        let mut tables: std::collections::BTreeMap<usize, bool> = Default::default();
+        for r in refs
+            .iter()
+            .filter(|r| r.kind == Kind::Code && is_file_like(&r.path))
+        {
+            if let Some(t) = r.table {
+                let has = normalize(&r.path).is_some_and(|p| exists(&p));
+                *tables.entry(t).or_default() |= has;
+            }
+        }
+        tables
+            .into_iter()
+            .filter(|(_, has)| !has)
+            .map(|(t, _)| t)
+            .collect()
+    };
+    for r in refs.iter().filter(|r| r.kind == Kind::Code) {
+        if !is_file_like(&r.path) || r.table.is_some_and(|t| foreign_tables.contains(&t)) {
+            continue;
+        }
+        let Some(inside) = normalize(&r.path) else {
+            findings.push(outside(
+                file,
+                Some(body_line + r.line - 1),
+                r.column,
+                &r.written,
+            ));
+            continue;
+        };
+        if exists(&inside) || !reported.insert(inside.clone()) {
+            continue;
+        }
+        let what = if r.written == inside {
+            format!("`{inside}` is")
+        } else {
+            format!("`{}` names `{inside}`, which is", r.written)
+        };
+        findings.push(
+            Finding::warning(
+                "reference-mention-missing",
+                file,
+                Some(body_line + r.line - 1),
+                format!(
+                    "{what} not in the skill: add it or fix the name; if it is a file of the \
+                     user's project, this is no error (a link or a command in a shell block \
+                     would make it one)"
+                ),
+            )
+            .at_column(r.column),
+        );
+    }
+    findings.sort_by_key(|f| (f.line, f.column));
     if findings.len() > MAX_FINDINGS {
         let more = findings.len() - MAX_FINDINGS;
         findings.truncate(MAX_FINDINGS);
@@ -161,6 +302,62 @@ pub fn check(body: &str, body_line: usize, file: &str, skill_dir: &Path) -> Vec<
         ));
     }
     findings
+}
+
+/// Whether a path names a file: not a directory (`assets/visuals/`), and its last part has an
+/// extension (`scripts/lib`, `assets/output` are folders as often as files).
+fn is_file_like(path: &str) -> bool {
+    !path.ends_with('/')
+        && path
+            .rsplit('/')
+            .next()
+            .and_then(|last| last.rsplit_once('.'))
+            .is_some_and(|(stem, ext)| !stem.is_empty() && !ext.is_empty())
+}
+
+/// The finding for a reference to `path` (written `written`, at `line`/`column` of `file`) when
+/// it is outside the skill or missing; `command` says what a command does with it.
+fn missing(
+    file: &str,
+    line: Option<usize>,
+    column: usize,
+    written: &str,
+    path: &str,
+    exists: &dyn Fn(&str) -> bool,
+    command: Option<&str>,
+) -> Option<Finding> {
+    let Some(inside) = normalize(path) else {
+        return Some(outside(file, line, column, written));
+    };
+    // `metadata` follows symlinks: a link to nothing is as missing as no file.
+    if exists(&inside) {
+        return None;
+    }
+    let what = if written == inside {
+        format!("`{inside}` is")
+    } else {
+        format!("`{written}` names `{inside}`, which is")
+    };
+    let message = match command {
+        None => format!("{what} not in the skill: add it, or fix the reference"),
+        Some(how) => format!(
+            "{what} not in the skill, and this command {how} it: add it, or fix the command"
+        ),
+    };
+    Some(Finding::error("reference-missing", file, line, message).at_column(column))
+}
+
+fn outside(file: &str, line: Option<usize>, column: usize, written: &str) -> Finding {
+    Finding::warning(
+        "reference-outside-skill",
+        file,
+        line,
+        format!(
+            "`{written}` points outside the skill: a skill is installed as its own directory, \
+             and the file will not be there"
+        ),
+    )
+    .at_column(column)
 }
 
 /// A link destination as a path relative to the skill, or `None` when it is not one.
@@ -189,25 +386,15 @@ fn is_scheme(text: &str) -> bool {
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
 }
 
-/// A word of inline code as a path in one of the spec's directories: how many bytes of brackets
-/// come before it, the word without them (or a closing `.`), and the path. `None` when it is
-/// not one.
-fn code_path(word: &str) -> Option<(usize, &str, String)> {
+/// A word of inline code as a path in one of the spec's directories or under the skill's
+/// directory variable: how many bytes of brackets come before it, the word without them (or a
+/// closing `.`), the path, and whether it stood under the variable. `None` when it is not one.
+fn code_path<'w>(word: &'w str, name: &str) -> Option<(usize, &'w str, String, bool)> {
     let trimmed = word.trim_start_matches('[');
     let lead = word.len() - trimmed.len();
     let written = trimmed.trim_end_matches([']', '.', ':']);
-    let word = written.strip_prefix("./").unwrap_or(written);
-    if !SKILL_DIRS.iter().any(|dir| word.starts_with(dir)) {
-        return None;
-    }
-    if word.contains([
-        '*', '?', '[', ']', '{', '}', '<', '>', '$', '|', '&', '\\', '…', '%',
-    ]) || word.contains("...")
-    {
-        return None;
-    }
     // `scripts/run.py:42` and `scripts/run.py#L42` name the file.
-    let path = word.split('#').next().unwrap_or(word);
+    let path = written.split('#').next().unwrap_or(written);
     let path = match path.split_once(':') {
         Some((file, rest))
             if rest
@@ -219,7 +406,20 @@ fn code_path(word: &str) -> Option<(usize, &str, String)> {
         Some(_) => return None,
         None => path,
     };
-    Some((lead, written, path.to_owned()))
+    let (path, prefixed) = match commands::target(path, name)? {
+        Target::Skill(path) => (path, true),
+        Target::Relative(path) if SKILL_DIRS.iter().any(|dir| path.starts_with(dir)) => {
+            (path, false)
+        }
+        Target::Relative(_) => return None,
+    };
+    // `plain` keeps a trailing `/`: a directory, which the caller leaves alone.
+    let path = if written.ends_with('/') && !path.ends_with('/') {
+        format!("{path}/")
+    } else {
+        path
+    };
+    Some((lead, written, path, prefixed))
 }
 
 /// `a/./b/../c` → `a/c`; `None` when `..` climbs out of the skill. `""` is the skill itself.
@@ -351,6 +551,8 @@ impl<'a> LineIndex<'a> {
             kind,
             line,
             column,
+            executes: false,
+            table: None,
         }
     }
 }
@@ -366,7 +568,7 @@ mod tests {
 
     /// `(path, kind, line, column)` of every reference.
     fn refs(body: &str) -> Vec<(String, Kind, usize, usize)> {
-        references(body)
+        references(body, "pdf")
             .into_iter()
             .map(|r| (r.path, r.kind, r.line, r.column))
             .collect()
@@ -416,7 +618,27 @@ mod tests {
                 r("assets/logo.png", Kind::Code, 3, 38),
             ]
         );
-        assert_eq!(references(body)[3].written, "assets/logo.png");
+        let found = references(body, "pdf");
+        assert_eq!(found[3].written, "assets/logo.png");
+        let executes: Vec<bool> = found.iter().map(|r| r.executes).collect();
+        assert_eq!(executes, vec![false, true, false, false]);
+    }
+
+    #[test]
+    fn inline_code_of_another_tool_names_the_users_files() {
+        let body =
+            "Run `uv run scripts/validate-skills.py`, `npm run scripts/x`, `make -f scripts/a.mk`,
+`git add scripts/b.py`, `FOO=1 npx tsx scripts/c.ts`; but `sudo bash scripts/d.sh` and
+`python3 ${CLAUDE_SKILL_DIR}/scripts/e.py` and `~/.claude/skills/pdf/references/f.md`.
+";
+        assert_eq!(
+            refs(body),
+            vec![
+                r("scripts/d.sh", Kind::Code, 2, 70),
+                r("scripts/e.py", Kind::Code, 3, 10),
+                r("references/f.md", Kind::Code, 3, 49),
+            ]
+        );
     }
 
     #[test]
@@ -446,6 +668,28 @@ mod tests {
         assert_eq!(percent_decode("%ff"), "%ff", "not UTF-8: kept as written");
     }
 
+    /// `(rule, severity, line, column)` of each finding of `check` on a `SKILL.md` whose
+    /// frontmatter takes lines 1-5.
+    fn checked(
+        body: &str,
+        dir: &Path,
+    ) -> Vec<(String, crate::skill::Severity, Option<usize>, Option<usize>)> {
+        let text = format!("---\nname: pdf\ndescription: d\nlicense: MIT\n---\n{body}");
+        check(&text, body, 6, "s/pdf/SKILL.md", dir, "pdf")
+            .into_iter()
+            .map(|f| (f.rule, f.severity, f.line, f.column))
+            .collect()
+    }
+
+    fn at(
+        rule: &str,
+        severity: crate::skill::Severity,
+        line: usize,
+        column: usize,
+    ) -> (String, crate::skill::Severity, Option<usize>, Option<usize>) {
+        (rule.to_owned(), severity, Some(line), Some(column))
+    }
+
     #[test]
     fn missing_and_outside_references_are_findings_at_their_place() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -456,24 +700,28 @@ mod tests {
         let body = "[guide](guide.md) [run](scripts/run.sh) [dir](scripts/) [here](.)\n\
                     [gone](references/gone.md) `scripts/gone.py` [up](../shared/x.md)\n\
                     [dangling](dangling.md)\n";
-        let findings = check(body, 6, "s/pdf/SKILL.md", dir.path());
-        let got: Vec<_> = findings
-            .iter()
-            .map(|f| (f.rule.as_str(), f.severity, f.line, f.column))
-            .collect();
+        let text = format!("---\nname: pdf\ndescription: d\nlicense: MIT\n---\n{body}");
+        let findings = check(&text, body, 6, "s/pdf/SKILL.md", dir.path(), "pdf");
         use crate::skill::Severity::{Error, Warning};
         assert_eq!(
-            got,
+            checked(body, dir.path()),
             vec![
-                ("reference-missing", Error, Some(7), Some(8)),
-                ("reference-missing", Error, Some(7), Some(29)),
-                ("reference-outside-skill", Warning, Some(7), Some(51)),
-                ("reference-missing", Error, Some(8), Some(12)),
+                at("reference-missing", Error, 7, 8),
+                at("reference-mention-missing", Warning, 7, 29),
+                at("reference-outside-skill", Warning, 7, 51),
+                at("reference-missing", Error, 8, 12),
             ]
         );
         assert_eq!(
             findings[0].message,
             "`references/gone.md` is not in the skill: add it, or fix the reference"
+        );
+        assert!(
+            findings[1]
+                .message
+                .starts_with("`scripts/gone.py` is not in the skill: add it or fix the name; if it is a file of the user's project"),
+            "{}",
+            findings[1].message
         );
         assert_eq!(
             findings[3].message, "`dangling.md` is not in the skill: add it, or fix the reference",
@@ -483,10 +731,81 @@ mod tests {
     }
 
     #[test]
+    fn commands_in_shell_fences_require_the_files_they_run_or_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join("scripts")).expect("mkdir");
+        std::fs::create_dir_all(dir.path().join("tools")).expect("mkdir");
+        std::fs::write(dir.path().join("scripts/run.py"), "print(1)\n").expect("write");
+        let body = "```bash\npython3 scripts/run.py\npython3 scripts/gone.py --in x\ncat references/api.md\n\
+                    uv run scripts/validate.py\nnpx tsx scripts/user.ts\npython3 app.py\n\
+                    bash tools/setup.sh\n\"${CLAUDE_SKILL_DIR}/scripts/x.sh\" --fast\n\
+                    python3 \"$SKILL_DIR/../other/y.py\"\n```\n\n```python\nopen(\"assets/x.png\")\n```\n\
+                    Then `scripts/gone.py` again.\n";
+        use crate::skill::Severity::{Error, Warning};
+        assert_eq!(
+            checked(body, dir.path()),
+            vec![
+                at("reference-missing", Error, 8, 9),
+                at("reference-missing", Error, 9, 5),
+                at("reference-missing", Error, 13, 6),
+                at("reference-missing", Error, 14, 1),
+                at("reference-outside-skill", Warning, 15, 9),
+            ],
+            "the user's files (uv run, npx, app.py), the Python block and a mention of a path \
+             a command already reports say nothing"
+        );
+        let text = format!("---\nname: pdf\ndescription: d\nlicense: MIT\n---\n{body}");
+        let findings = check(&text, body, 6, "s/pdf/SKILL.md", dir.path(), "pdf");
+        assert_eq!(
+            findings[0].message,
+            "`scripts/gone.py` is not in the skill, and this command runs it: add it, or fix the command"
+        );
+        assert_eq!(
+            findings[2].message,
+            "`tools/setup.sh` is not in the skill, and this command runs it: add it, or fix the command",
+            "a relative path in a directory the skill has is the skill's"
+        );
+        assert_eq!(
+            findings[3].message,
+            "`${CLAUDE_SKILL_DIR}/scripts/x.sh` names `scripts/x.sh`, which is not in the skill, and this command runs it: add it, or fix the command"
+        );
+    }
+
+    #[test]
+    fn prose_never_warns_about_directories_globs_other_tools_or_a_users_table() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join("scripts")).expect("mkdir");
+        std::fs::write(dir.path().join("scripts/extract.py"), "print(1)\n").expect("write");
+        let body = "Save charts to `assets/visuals/`, never call the child's `scripts/`, keep `scripts/lib`.\n\
+                    Validate with `uv run scripts/validate-skills.py` or `npm run scripts/x`.\n\
+                    \n\
+                    | Script | Does |\n\
+                    |---|---|\n\
+                    | `scripts/build.sh` | builds the user's app |\n\
+                    | `scripts/deploy.sh` | deploys it |\n\
+                    \n\
+                    | Ours | Does |\n\
+                    |---|---|\n\
+                    | `scripts/extract.py` | extracts |\n\
+                    | `scripts/lost.py` | lost |\n\
+                    \n\
+                    Read `references/missing.md`, then `references/missing.md` again.\n";
+        use crate::skill::Severity::Warning;
+        assert_eq!(
+            checked(body, dir.path()),
+            vec![
+                at("reference-mention-missing", Warning, 17, 4),
+                at("reference-mention-missing", Warning, 19, 7),
+            ],
+            "a table the skill has none of is the user's; one warning per path"
+        );
+    }
+
+    #[test]
     fn a_flood_of_broken_references_is_counted_past_fifty() {
         let dir = tempfile::tempdir().expect("tempdir");
         let body = "[x](gone.md)\n".repeat(10_000);
-        let findings = check(&body, 1, "SKILL.md", dir.path());
+        let findings = check(&body, &body, 1, "SKILL.md", dir.path(), "pdf");
         assert_eq!(findings.len(), MAX_FINDINGS + 1);
         assert_eq!(
             findings[MAX_FINDINGS].message,
@@ -507,7 +826,7 @@ mod tests {
             "![".repeat(100_000) + &"](x)".repeat(100_000),
             "[x]: y\n".repeat(100_000),
         ] {
-            let _ = references(&body);
+            let _ = references(&body, "pdf");
         }
         assert!(
             started.elapsed() < std::time::Duration::from_secs(30),

@@ -1,45 +1,282 @@
-//! A skill's scripts can be run as they are: executable, and starting with a `#!` line.
+//! A file the skill runs directly (`./scripts/deploy.sh`) can be run as it is: executable, and
+//! starting with a `#!` line.
 //!
-//! A script is a file under the skill's `scripts/` (the spec's directory for code an agent
-//! runs), at any depth, whose name has no extension or a scripting language's (`.sh`, `.py`,
-//! `.js`, …); not `__init__.py`, dotfiles, data or docs. Both rules are warnings, as in `skilo`
-//! (W002, W003): a script called as `bash scripts/x.sh` works without either, and the
-//! reference validator checks neither. A compiled program (ELF, Mach-O, NUL bytes) needs no `#!`.
+//! Only files something runs directly are held to it: a command of `SKILL.md` whose program is
+//! the file (in a shell fence, or inline code that starts with it: `./scripts/x.sh`,
+//! `scripts/x.py --json`, `${CLAUDE_SKILL_DIR}/scripts/x.sh`), an `allowed-tools` entry
+//! (`Bash(scripts/x.sh:*)`), or a command of another file of the skill, its test suite included
+//! (`run ./scripts/x.sh` in a `.bats` file, `"$(dirname "$0")/lib/x.sh"`,
+//! `subprocess.run(["./scripts/x.sh"])`). A file run through an interpreter
+//! (`python3 scripts/x.py`) needs neither, and a module that is only imported is not run at all.
+//! Both rules are warnings, as in `skilo` (W002, W003), which the reference validator checks
+//! for no file. A compiled program (ELF, Mach-O, NUL bytes) needs no `#!`.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
+use super::commands::{self, How, Target};
+use crate::analysis::scan::{self, Lang};
+use crate::analysis::shell::{self, Word};
+use crate::analysis::syntax::{self, Grammar};
+use crate::analysis::{MAX_FILE_BYTES, MAX_TOTAL_BYTES, Source};
 use crate::skill::Finding;
 
-/// Extensions of languages run through an interpreter named on a `#!` line.
-const SCRIPT_EXTENSIONS: &[&str] = &[
-    "sh", "bash", "zsh", "ksh", "fish", "py", "rb", "pl", "php", "js", "mjs", "cjs", "ts", "mts",
-    "cts", "lua", "r", "tcl", "awk",
-];
-
 /// Read at most this much of a script: the rules only need its first line, and a larger file
-/// under `scripts/` is not one anybody reviews.
+/// is not one anybody reviews.
 pub const MAX_SCRIPT_BYTES: u64 = 8 << 20;
 
-/// Whether `rel` (relative to the skill) is a script.
-pub fn is_script(rel: &str) -> bool {
-    let Some(inside) = rel.strip_prefix("scripts/") else {
-        return false;
-    };
-    let name = inside.rsplit('/').next().unwrap_or(inside);
-    if name.starts_with('.') || name == "__init__.py" {
-        return false;
-    }
-    match name.rsplit_once('.') {
-        None => true,
-        Some((_, ext)) => SCRIPT_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()),
-    }
+/// Extensions of the files whose commands are read for the scripts they run.
+const RUNNER_EXTENSIONS: &[&str] = &[
+    "sh", "bash", "zsh", "ksh", "bats", "py", "js", "mjs", "cjs", "ts", "mts", "cts", "rb",
+];
+
+/// Calls that run a program given as their first argument, in the languages that are not shell.
+const SPAWN_CALLS: &[&str] = &[
+    "subprocess.run(",
+    "subprocess.call(",
+    "subprocess.check_call(",
+    "subprocess.check_output(",
+    "subprocess.Popen(",
+    "os.system(",
+    "execFileSync(",
+    "execFile(",
+    "execSync(",
+    "spawnSync(",
+    "spawn(",
+    "execa(",
+    "system(",
+];
+
+/// What `SKILL.md` says, for [`executed`].
+#[derive(Debug, Clone, Copy)]
+pub struct Instructions<'a> {
+    /// The whole `SKILL.md`.
+    pub text: &'a str,
+    /// Its body, and the line the body starts on; `None` when the frontmatter is broken.
+    pub body: Option<(&'a str, usize)>,
+    pub allowed_tools: &'a [String],
+    /// As findings name it: `SKILL.md`.
+    pub file_name: &'a str,
 }
 
-/// Check the scripts among a skill's `files` (relative to `skill_dir`, which is `dir` in
-/// findings). `repo` (canonical) bounds what may be read.
-pub fn check(repo: &Path, skill_dir: &Path, dir: &str, files: &[String]) -> Vec<Finding> {
+/// The files of the skill (`files`, relative to `skill_dir`, named `name`) that something runs
+/// directly, each with the first place that does (`SKILL.md:12`, `tests/run.bats:4`).
+pub fn executed(
+    repo: &Path,
+    skill_dir: &Path,
+    name: &str,
+    instructions: &Instructions<'_>,
+    files: &[String],
+) -> BTreeMap<String, String> {
+    let mut found: BTreeMap<String, String> = BTreeMap::new();
+    let mut add = |path: Option<String>, by: String| {
+        if let Some(path) = path {
+            found.entry(path).or_insert(by);
+        }
+    };
+    let md = instructions.file_name;
+    let in_skill = |path: &str| in_files(files, path);
+    for u in commands::fence_uses(instructions.text, name) {
+        if u.how == How::Executes {
+            add(in_skill(u.target.path()), format!("{md}:{}", u.line));
+        }
+    }
+    if let Some((body, body_line)) = instructions.body {
+        for r in super::references::references(body, name) {
+            if r.executes {
+                add(
+                    in_skill(&r.path),
+                    format!("{md}:{}", body_line + r.line - 1),
+                );
+            }
+        }
+    }
+    for (_, target) in commands::allowed_tool_programs(instructions.allowed_tools, name) {
+        add(in_skill(target.path()), format!("`allowed-tools` in {md}"));
+    }
+    for source in runners(repo, skill_dir, files) {
+        for (line, word) in direct_runs(&source) {
+            add(
+                resolve(files, &source.path, &word, name),
+                format!("{}:{line}", source.path),
+            );
+        }
+    }
+    found
+}
+
+/// The file of the skill `path` (relative to it) names, normalized, when there is one.
+fn in_files(files: &[String], path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            _ => parts.push(part),
+        }
+    }
+    let path = parts.join("/");
+    files.contains(&path).then_some(path)
+}
+
+/// The file of the skill a program word written in `from` runs: under the skill's directory
+/// variable; relative to the skill or to `from`'s directory; under another variable
+/// (`"$(dirname "$0")/x.sh"`, `$SCRIPT_DIR/x.sh`), relative to `from`'s directory, the skill,
+/// or else the one file whose path ends with it.
+fn resolve(files: &[String], from: &str, word: &str, name: &str) -> Option<String> {
+    let dir = from.rsplit_once('/').map_or("", |(d, _)| d);
+    let beside = |p: &str| in_files(files, &format!("{dir}/{p}"));
+    match commands::target(word, name) {
+        Some(Target::Skill(p)) => return in_files(files, &p),
+        Some(Target::Relative(p)) => return in_files(files, &p).or_else(|| beside(&p)),
+        None => {}
+    }
+    let rest = word
+        .strip_prefix("${")
+        .or_else(|| word.strip_prefix("$("))?;
+    let tail = &rest[rest.find(['}', ')'])? + 1..];
+    let tail = tail.strip_prefix('/')?;
+    if tail.contains(['$', '*', '?', '{', '(']) {
+        return None;
+    }
+    beside(tail).or_else(|| in_files(files, tail)).or_else(|| {
+        let clean: Vec<&str> = tail
+            .split('/')
+            .filter(|p| !matches!(*p, "" | "." | ".."))
+            .collect();
+        let clean = clean.join("/");
+        let mut matching = files
+            .iter()
+            .filter(|f| **f == clean || f.ends_with(&format!("/{clean}")));
+        let first = matching.next()?;
+        matching.next().is_none().then(|| first.clone())
+    })
+}
+
+/// The code files of the skill whose commands may run another of its files, read within the
+/// analysis bounds.
+fn runners(repo: &Path, skill_dir: &Path, files: &[String]) -> Vec<Source> {
+    let mut sources = Vec::new();
+    let mut total = 0;
+    for rel in files {
+        let name = scan::base_name(rel);
+        let ext = name
+            .rsplit_once('.')
+            .map(|(_, e)| e.to_ascii_lowercase())
+            .unwrap_or_default();
+        let candidate = RUNNER_EXTENSIONS.contains(&ext.as_str()) || !name.contains('.');
+        if !candidate || scan::is_skill_file(rel) || total >= MAX_TOTAL_BYTES {
+            continue;
+        }
+        let Ok(bytes) = crate::untrusted::read_file(repo, &skill_dir.join(rel), MAX_FILE_BYTES)
+        else {
+            continue;
+        };
+        // An extensionless file is code only with a `#!` line.
+        if ext.is_empty() && !bytes.starts_with(b"#!") {
+            continue;
+        }
+        total += bytes.len() as u64;
+        sources.push(Source::new(rel, &String::from_utf8_lossy(&bytes)));
+    }
+    sources
+}
+
+/// `(line, program as written)` of each command of `source` whose program is a path: a shell
+/// command (`./x.sh`, `"$DIR/x.sh"`, bats' `run ./x.sh`), or a spawn whose first argument is a
+/// string naming one (`subprocess.run(["./x.sh"])`).
+fn direct_runs(source: &Source) -> Vec<(u32, String)> {
+    let mut found = Vec::new();
+    let mut parser = tree_sitter::Parser::new();
+    let bats = source.path.ends_with(".bats");
+    let mut shell_lines = false;
+    for unit in syntax::units(source) {
+        if unit.grammar != Grammar::Bash {
+            continue;
+        }
+        shell_lines = true;
+        let script = shell::read(&mut parser, &unit);
+        for cmd in &script.commands {
+            let mut program = &cmd.name;
+            if bats && cmd.program() == Some("run") {
+                let Some(next) = cmd
+                    .args
+                    .iter()
+                    .find(|a| !a.text().starts_with('-') && a.text() != "!")
+                else {
+                    continue;
+                };
+                program = next;
+            }
+            let text = word_text(program);
+            if text.contains('/') {
+                found.push((cmd.line, text.to_owned()));
+            }
+        }
+    }
+    if shell_lines {
+        return found;
+    }
+    for line in scan::code_lines(source) {
+        if matches!(line.lang, Lang::Shell | Lang::Config) {
+            continue;
+        }
+        if let Some(program) = spawned_program(line.text) {
+            found.push((line.number, program));
+        }
+    }
+    found
+}
+
+/// The text a shell word stands for, expansions written `${X}`.
+fn word_text(word: &Word) -> &str {
+    word.value.as_deref().unwrap_or(&word.template)
+}
+
+/// The program a spawn call runs when its first argument (or the first item of a list there)
+/// is a string literal naming a path: `subprocess.run(["./scripts/x.sh", "-v"])` →
+/// `./scripts/x.sh`. `subprocess.run([sys.executable, "x.py"])` runs Python, not `x.py`.
+fn spawned_program(text: &str) -> Option<String> {
+    let at = SPAWN_CALLS
+        .iter()
+        .filter_map(|call| {
+            text.match_indices(call)
+                .find(|(i, _)| {
+                    // `subprocess.run(` is not `os.subprocess.run(`'s tail, but `spawn(` must not
+                    // be the tail of `respawn(`.
+                    *i == 0
+                        || !text[..*i]
+                            .chars()
+                            .next_back()
+                            .is_some_and(|c| c.is_alphanumeric() || c == '_')
+                })
+                .map(|(i, _)| i + call.len())
+        })
+        .min()?;
+    let rest = text[at..].trim_start();
+    let rest = rest.strip_prefix('[').unwrap_or(rest).trim_start();
+    let quote = rest
+        .chars()
+        .next()
+        .filter(|c| matches!(c, '"' | '\'' | '`'))?;
+    let end = rest[1..].find(quote)?;
+    let program = rest[1..1 + end].split_whitespace().next()?;
+    program.contains('/').then(|| program.to_owned())
+}
+
+/// Check the files of the skill something runs directly (`executed`, from [`executed`];
+/// relative to `skill_dir`, which is `dir` in findings). `repo` (canonical) bounds what may be
+/// read.
+pub fn check(
+    repo: &Path,
+    skill_dir: &Path,
+    dir: &str,
+    executed: &BTreeMap<String, String>,
+) -> Vec<Finding> {
     let mut findings = Vec::new();
-    for rel in files.iter().filter(|f| is_script(f)) {
+    for (rel, by) in executed {
         let file = if dir.is_empty() {
             rel.clone()
         } else {
@@ -53,21 +290,31 @@ pub fn check(repo: &Path, skill_dir: &Path, dir: &str, files: &[String]) -> Vec<
                     "script-unreadable",
                     &file,
                     None,
-                    format!("cannot check this script: {reason}"),
+                    format!("{by} runs it directly, and it cannot be checked: {reason}"),
                 ));
                 continue;
             }
         };
         if let Some(problem) = shebang_problem(&bytes) {
-            findings.push(Finding::warning("script-shebang", &file, Some(1), problem).at_column(1));
+            findings.push(
+                Finding::warning(
+                    "script-shebang",
+                    &file,
+                    Some(1),
+                    format!("{by} runs it directly, and {problem}"),
+                )
+                .at_column(1),
+            );
         }
         if !executable(&path) {
             findings.push(Finding::warning(
                 "script-not-executable",
                 &file,
                 None,
-                "the script is not executable: `chmod +x` it (and `git update-index --chmod=+x` \
-                 it, so that the repository keeps the bit)",
+                format!(
+                    "{by} runs it directly, and the script is not executable: `chmod +x` it \
+                     (and `git update-index --chmod=+x` it, so that the repository keeps the bit)"
+                ),
             ));
         }
     }
@@ -135,30 +382,6 @@ mod tests {
     use crate::skill::Severity;
 
     #[test]
-    fn what_counts_as_a_script() {
-        for yes in [
-            "scripts/run.sh",
-            "scripts/lib/helper.py",
-            "scripts/tool",
-            "scripts/build.JS",
-        ] {
-            assert!(is_script(yes), "{yes}");
-        }
-        for no in [
-            "run.sh",
-            "test.sh",
-            "tests/run.py",
-            "scripts/README.md",
-            "scripts/data.json",
-            "scripts/__init__.py",
-            "scripts/.gitkeep",
-            "references/scripts/x.sh",
-        ] {
-            assert!(!is_script(no), "{no}");
-        }
-    }
-
-    #[test]
     fn first_lines() {
         assert_eq!(shebang_problem(b"#!/usr/bin/env bash\necho hi\n"), None);
         assert_eq!(shebang_problem(b"#!/bin/sh"), None);
@@ -188,8 +411,111 @@ mod tests {
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).expect("chmod");
     }
 
+    fn files(list: &[&str]) -> Vec<String> {
+        list.iter().map(|f| (*f).to_owned()).collect()
+    }
+
+    fn run_directly(
+        skill: &Path,
+        root: &Path,
+        text: &str,
+        tools: &[String],
+        list: &[&str],
+    ) -> Vec<(String, String)> {
+        let body_line = text
+            .match_indices("\n---\n")
+            .next()
+            .map_or(1, |(i, _)| text[..i + 5].matches('\n').count() + 1);
+        let body_start: usize = text
+            .split_inclusive('\n')
+            .take(body_line - 1)
+            .map(str::len)
+            .sum();
+        let instructions = Instructions {
+            text,
+            body: Some((&text[body_start..], body_line)),
+            allowed_tools: tools,
+            file_name: "SKILL.md",
+        };
+        executed(root, skill, "pdf", &instructions, &files(list))
+            .into_iter()
+            .collect()
+    }
+
+    fn pair(a: &str, b: &str) -> (String, String) {
+        (a.to_owned(), b.to_owned())
+    }
+
     #[test]
-    fn scripts_must_be_executable_and_start_with_a_shebang() {
+    fn what_runs_a_file_directly() {
+        let repo = tempfile::tempdir().expect("tempdir");
+        let root = repo.path().canonicalize().expect("canon");
+        let skill = root.join("skills/pdf");
+        for (rel, text) in [
+            (
+                "scripts/main.py",
+                "import lib.helpers\nsubprocess.run([sys.executable, \"scripts/via.py\"])\n",
+            ),
+            ("scripts/lib/helpers.py", "def f():\n    pass\n"),
+            ("scripts/via.py", "print(1)\n"),
+            ("scripts/deploy.sh", "echo deploy\n"),
+            ("scripts/fenced.sh", "echo\n"),
+            ("scripts/tool.py", "print(1)\n"),
+            ("scripts/allowed.sh", "echo\n"),
+            (
+                "scripts/run.sh",
+                "#!/bin/sh\n\"$(dirname \"$0\")/lib/inner.sh\"\npython3 \"$(dirname \"$0\")/main.py\"\n",
+            ),
+            ("scripts/lib/inner.sh", "echo\n"),
+            (
+                "tests/cli.bats",
+                "@test \"x\" {\n  run ./scripts/from-bats.sh --help\n}\n",
+            ),
+            ("scripts/from-bats.sh", "echo\n"),
+            (
+                "tests/test_cli.py",
+                "def test_x():\n    subprocess.run([\"./scripts/from-pytest.sh\"], check=True)\n",
+            ),
+            ("scripts/from-pytest.sh", "echo\n"),
+            ("scripts/only-interpreted.sh", "echo\n"),
+        ] {
+            write(&skill, rel, text.as_bytes(), 0o644);
+        }
+        let text = "---\nname: pdf\ndescription: d\n---\nRun `./scripts/deploy.sh`, `scripts/tool.py --json`, not `scripts/main.py`.\n\n```bash\nbash scripts/only-interpreted.sh\npython3 scripts/main.py\n${CLAUDE_SKILL_DIR}/scripts/fenced.sh --x\n```\n";
+        let all = [
+            "SKILL.md",
+            "scripts/main.py",
+            "scripts/lib/helpers.py",
+            "scripts/via.py",
+            "scripts/deploy.sh",
+            "scripts/fenced.sh",
+            "scripts/tool.py",
+            "scripts/allowed.sh",
+            "scripts/run.sh",
+            "scripts/lib/inner.sh",
+            "tests/cli.bats",
+            "scripts/from-bats.sh",
+            "tests/test_cli.py",
+            "scripts/from-pytest.sh",
+            "scripts/only-interpreted.sh",
+        ];
+        let tools = ["Bash(scripts/allowed.sh:*)".to_owned(), "Read".to_owned()];
+        assert_eq!(
+            run_directly(&skill, &root, text, &tools, &all),
+            vec![
+                pair("scripts/allowed.sh", "`allowed-tools` in SKILL.md"),
+                pair("scripts/deploy.sh", "SKILL.md:5"),
+                pair("scripts/fenced.sh", "SKILL.md:10"),
+                pair("scripts/from-bats.sh", "tests/cli.bats:2"),
+                pair("scripts/from-pytest.sh", "tests/test_cli.py:2"),
+                pair("scripts/lib/inner.sh", "scripts/run.sh:2"),
+                pair("scripts/tool.py", "SKILL.md:5"),
+            ]
+        );
+    }
+
+    #[test]
+    fn only_files_run_directly_must_be_executable_and_start_with_a_shebang() {
         let repo = tempfile::tempdir().expect("tempdir");
         let root = repo.path().canonicalize().expect("canon");
         let skill = root.join("skills/pdf");
@@ -206,20 +532,18 @@ mod tests {
             b"module.exports = 1;\n",
             0o755,
         );
-        write(&skill, "scripts/notes.txt", b"not a script\n", 0o644);
-        write(&skill, "test.sh", b"echo not under scripts\n", 0o644);
+        write(&skill, "scripts/lib/imported.py", b"x = 1\n", 0o644);
         std::os::unix::fs::symlink("/etc/hostname", skill.join("scripts/escape")).expect("link");
-        let files: Vec<String> = [
-            "scripts/good.sh",
-            "scripts/plain.py",
-            "scripts/lib/mod.js",
-            "scripts/notes.txt",
-            "test.sh",
-            "scripts/escape",
+        let executed: BTreeMap<String, String> = [
+            ("scripts/good.sh", "SKILL.md:3"),
+            ("scripts/plain.py", "SKILL.md:4"),
+            ("scripts/lib/mod.js", "tests/run.sh:9"),
+            ("scripts/escape", "SKILL.md:5"),
         ]
-        .map(str::to_owned)
-        .to_vec();
-        let findings = check(&root, &skill, "skills/pdf", &files);
+        .into_iter()
+        .map(|(a, b)| (a.to_owned(), b.to_owned()))
+        .collect();
+        let findings = check(&root, &skill, "skills/pdf", &executed);
         let got: Vec<_> = findings
             .iter()
             .map(|f| (f.file.as_str(), f.rule.as_str(), f.line, f.column))
@@ -227,26 +551,56 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                (
-                    "skills/pdf/scripts/plain.py",
-                    "script-not-executable",
-                    None,
-                    None
-                ),
+                ("skills/pdf/scripts/escape", "script-unreadable", None, None),
                 (
                     "skills/pdf/scripts/lib/mod.js",
                     "script-shebang",
                     Some(1),
                     Some(1)
                 ),
-                ("skills/pdf/scripts/escape", "script-unreadable", None, None),
-            ]
+                (
+                    "skills/pdf/scripts/plain.py",
+                    "script-not-executable",
+                    None,
+                    None
+                ),
+            ],
+            "the imported module nobody runs says nothing"
         );
         assert!(findings.iter().all(|f| f.severity == Severity::Warning));
         assert!(
-            findings[2].message.contains("outside the repository"),
+            findings[0]
+                .message
+                .starts_with("SKILL.md:5 runs it directly, and it cannot be checked")
+                && findings[0].message.contains("outside the repository"),
             "{}",
-            findings[2].message
+            findings[0].message
+        );
+        assert_eq!(
+            findings[1].message,
+            "tests/run.sh:9 runs it directly, and the script does not start with a `#!` line \
+             naming its interpreter (like `#!/usr/bin/env bash`)"
+        );
+    }
+
+    #[test]
+    fn spawn_calls_name_a_program_only_as_their_first_string() {
+        assert_eq!(
+            spawned_program("subprocess.run([\"./scripts/x.sh\", \"-v\"])"),
+            Some("./scripts/x.sh".to_owned())
+        );
+        assert_eq!(
+            spawned_program("execSync('scripts/y.sh --all', {stdio: 'inherit'})"),
+            Some("scripts/y.sh".to_owned())
+        );
+        assert_eq!(
+            spawned_program("subprocess.run([sys.executable, \"scripts/x.py\"])"),
+            None
+        );
+        assert_eq!(spawned_program("respawn(\"./x.sh\")"), None);
+        assert_eq!(
+            spawned_program("subprocess.run([\"git\", \"status\"])"),
+            None
         );
     }
 }

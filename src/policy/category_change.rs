@@ -68,6 +68,7 @@ mod tests {
             risk: None,
             breaking: Vec::new(),
             category_change: Change::between(from, to),
+            uncovered: None,
         };
         CategoryChange
             .evaluate(&signals, &Policy::default())

@@ -34,6 +34,10 @@ pub struct Assessment {
     pub check: Check,
     pub demand: Demand,
     pub reason: String,
+    /// The keys of other criteria whose failure this one's reason already explains (`no test
+    /// suite` explains `coverage unknown`): `decide` lists this reason in their place, their
+    /// checks stay in the criteria check.
+    pub explains: &'static [&'static str],
 }
 
 impl Assessment {
@@ -51,7 +55,14 @@ impl Assessment {
             },
             demand,
             reason,
+            explains: &[],
         }
+    }
+
+    /// The same assessment, its reason standing for the failures of the criteria `keys`.
+    pub fn explaining(mut self, keys: &'static [&'static str]) -> Self {
+        self.explains = keys;
+        self
     }
 }
 

@@ -1,4 +1,5 @@
-//! `decide`: every criterion's demand, the heaviest one wins.
+//! `decide`: every criterion's demand, the heaviest one wins. Its reasons come in one fixed
+//! order, and none restates another.
 
 use std::collections::BTreeMap;
 
@@ -64,16 +65,18 @@ pub fn decide(signals: &Signals, policy: &Policy) -> Decision {
             if criterion.key() == DECLARED_LEVEL {
                 declared = assessment.demand;
             }
-            demands.push((
-                assessment.demand,
-                assessment.reason,
-                criterion.always_listed(),
-            ));
+            demands.push(Listed {
+                key: criterion.key(),
+                demand: assessment.demand,
+                reason: assessment.reason,
+                always: criterion.always_listed(),
+                explains: assessment.explains,
+            });
         }
     }
     let heaviest = demands
         .iter()
-        .map(|(d, _, _)| *d)
+        .map(|l| l.demand)
         .max()
         .unwrap_or(Demand::Auto);
     // The gradual rollout softens what the tables demand, never a correction.
@@ -92,7 +95,7 @@ pub fn decide(signals: &Signals, policy: &Policy) -> Decision {
     };
     let mut escalation_categories = Vec::new();
     if tier == Tier::Escalate {
-        for (demand, _, _) in &demands {
+        for Listed { demand, .. } in &demands {
             if let Demand::Escalate(category) = demand
                 && !escalation_categories.contains(category)
             {
@@ -103,15 +106,13 @@ pub fn decide(signals: &Signals, policy: &Policy) -> Decision {
             escalation_categories.insert(0, Category::Rollout);
         }
     }
-    // An approval lists what it rests on; anything else lists what stands in the way, heaviest
-    // first, in registry order within a weight, and the notes that are always listed.
-    let mut reasons: Vec<(Demand, String)> = demands
+    // An approval lists what it rests on; anything else lists what stands in the way, and the
+    // notes that are always listed.
+    let listed: Vec<Listed> = demands
         .into_iter()
-        .filter(|(d, _, always)| heaviest == Demand::Auto || *d != Demand::Auto || *always)
-        .map(|(d, r, _)| (d, r))
+        .filter(|l| heaviest == Demand::Auto || l.demand != Demand::Auto || l.always)
         .collect();
-    reasons.sort_by_key(|(d, _)| std::cmp::Reverse(weight(*d)));
-    let mut reasons: Vec<String> = reasons.into_iter().map(|(_, r)| r).collect();
+    let mut reasons = ordered(listed);
     if applied != heaviest {
         let would = match heaviest {
             Demand::Human => "a maintainer",
@@ -139,6 +140,47 @@ pub fn decide(signals: &Signals, policy: &Policy) -> Decision {
         escalation_categories,
         softened_from,
     }
+}
+
+/// One criterion's reason, on its way to the decision's list.
+struct Listed {
+    key: &'static str,
+    demand: Demand,
+    reason: String,
+    always: bool,
+    explains: &'static [&'static str],
+}
+
+/// The reasons in their fixed order, none restating another. A reason that another failing
+/// criterion's reason explains (`coverage unknown` after `no test suite`) is left out, and the
+/// one that explains it takes its weight, so the first reason still accounts for the tier.
+/// Then the heaviest first: what needs correction, what needs a maintainer, what needs an
+/// expert, and the notes; within a weight, the registry's order.
+fn ordered(listed: Vec<Listed>) -> Vec<String> {
+    let mut weights: Vec<u8> = listed.iter().map(|l| weight(l.demand)).collect();
+    let mut kept = vec![true; listed.len()];
+    for (i, item) in listed.iter().enumerate() {
+        // A reason left out explains nothing: two that named each other keep one.
+        let by = (0..listed.len()).find(|&j| {
+            j != i
+                && kept[j]
+                && listed[j].demand != Demand::Auto
+                && listed[j].explains.contains(&item.key)
+        });
+        if let Some(j) = by {
+            kept[i] = false;
+            weights[j] = weights[j].max(weights[i]);
+        }
+    }
+    let mut reasons: Vec<(u8, String)> = listed
+        .into_iter()
+        .zip(weights)
+        .zip(kept)
+        .filter(|(_, kept)| *kept)
+        .map(|((l, w), _)| (w, l.reason))
+        .collect();
+    reasons.sort_by_key(|(w, _)| std::cmp::Reverse(*w));
+    reasons.into_iter().map(|(_, r)| r).collect()
 }
 
 fn weight(demand: Demand) -> u8 {
@@ -194,6 +236,7 @@ mod tests {
             risk: None,
             breaking: Vec::new(),
             category_change: None,
+            uncovered: None,
         }
     }
 
@@ -822,6 +865,180 @@ mod tests {
                 "no infrastructure change",
                 "no database write",
                 "every file analysed"
+            ]
+        );
+    }
+
+    /// What `decide` lists for `signals` under the default policy.
+    fn reasons_of(signals: &Signals) -> Vec<String> {
+        decide(signals, &Policy::default()).reasons
+    }
+
+    #[test]
+    fn no_reason_restates_another() {
+        // No suite: coverage is unknown because nothing ran, which "no test suite" says.
+        let mut none = good();
+        none.suite = SuiteSignal::Missing;
+        none.tests = None;
+        none.coverage = CoverageSignal::Unknown;
+        let decision = decide(&none, &Policy::default());
+        assert_eq!(decision.reasons, ["no test suite"]);
+        assert_eq!(decision.tier, Tier::Human);
+        // The check is kept: the criteria say what the reasons leave out.
+        assert!(!decision.criteria["test_coverage"].passed);
+
+        let mut unavailable = none.clone();
+        unavailable.suite = SuiteSignal::Unavailable {
+            reason: "`pytest` is not installed".into(),
+        };
+        assert_eq!(
+            reasons_of(&unavailable),
+            ["test suite could not run: `pytest` is not installed"]
+        );
+        let mut unverified = none.clone();
+        unverified.suite = SuiteSignal::Unverified {
+            reason: "the results document tested other files".into(),
+        };
+        assert_eq!(
+            reasons_of(&unverified),
+            ["the results document tested other files"]
+        );
+
+        // Only the exit code spoke: its one failed case is the whole pass rate. The reason
+        // that explains it stands first, for the tier it explains (human, not escalate).
+        let mut exit = good();
+        exit.tests = counts(0, 1);
+        exit.results_unread = Some("no test results could be read (exit code 1 only)".into());
+        let decision = decide(&exit, &Policy::default());
+        assert_eq!(decision.tier, Tier::Human);
+        assert_eq!(
+            decision.reasons,
+            ["no test results could be read (exit code 1 only)"]
+        );
+        assert!(!decision.criteria["test_pass_rate"].passed);
+        exit.coverage = measured(0.85);
+        assert_eq!(
+            reasons_of(&exit),
+            [
+                "no test results could be read (exit code 1 only)",
+                "coverage 0.85 < 0.95 (measured, lcov)"
+            ]
+        );
+
+        // Every test skipped, skips counted: the pass rate 0/5 is "no test ran".
+        let mut skipped = good();
+        skipped.tests = Some(TestCounts {
+            passed: 0,
+            failed: 0,
+            skipped: 5,
+        });
+        assert_eq!(reasons_of(&skipped), ["no test ran: all 5 were skipped"]);
+
+        // A suite that failed beyond its report adds one failed case: alone, it is the pass
+        // rate; with a failure of the suite's own, the pass rate says more.
+        let mut exited = good();
+        exited.tests = counts(1, 1);
+        exited.suite_failure =
+            Some("the suite exited with status 3 but reported no failed test".into());
+        assert_eq!(
+            reasons_of(&exited),
+            ["the suite exited with status 3 but reported no failed test"]
+        );
+        exited.tests = counts(1, 2);
+        exited.suite_failure = Some("the suite timed out after 2s".into());
+        assert_eq!(
+            reasons_of(&exited),
+            [
+                "the suite timed out after 2s",
+                "pass rate 0.33 (1/3) < 0.80"
+            ]
+        );
+
+        // Coverage unknown for a suite that ran is a fact of its own, and stays.
+        let mut ran = good();
+        ran.coverage = CoverageSignal::Unknown;
+        ran.tests = counts(3, 2);
+        assert_eq!(
+            reasons_of(&ran),
+            [
+                "pass rate 0.60 (3/5) < 0.80",
+                "coverage unknown: no coverage report was found"
+            ]
+        );
+    }
+
+    #[test]
+    fn reasons_explain_only_criteria_that_exist() {
+        let keys: Vec<&str> = CRITERIA.iter().map(|c| c.key()).collect();
+        let mut none = good();
+        none.suite = SuiteSignal::Missing;
+        let mut skipped = good();
+        skipped.tests = Some(TestCounts {
+            passed: 0,
+            failed: 0,
+            skipped: 2,
+        });
+        let mut unread = good();
+        unread.results_unread = Some("no test results could be read (exit code 1 only)".into());
+        let mut failed = good();
+        failed.suite_failure = Some("the suite was killed by signal 9".into());
+        failed.tests = counts(0, 1);
+        let mut explained = 0;
+        for signals in [none, skipped, unread, failed] {
+            for criterion in CRITERIA {
+                let Some(assessment) = criterion.evaluate(&signals, &Policy::default()) else {
+                    continue;
+                };
+                for key in assessment.explains {
+                    assert!(keys.contains(key), "{} explains {key}", criterion.key());
+                    assert_ne!(*key, criterion.key(), "a reason explains another");
+                    explained += 1;
+                }
+            }
+        }
+        assert_eq!(explained, 4, "each case has one reason explaining another");
+    }
+
+    #[test]
+    fn reasons_keep_one_order_in_every_row() {
+        // Correction, then a maintainer, then an expert; the registry's order within each,
+        // whichever criterion weighs more in a row.
+        let mut low_coverage = good();
+        low_coverage.coverage = measured(0.70);
+        complexity(&mut low_coverage, 8);
+        dependencies(&mut low_coverage, 1);
+        assert_eq!(
+            reasons_of(&low_coverage),
+            [
+                "coverage 0.70 < 0.80 (measured, lcov)",
+                "complexity 8 > 5 (run.sh:3 main)",
+                "1 external dependency: api1.vendor.io"
+            ]
+        );
+        let mut complex = good();
+        complex.coverage = measured(0.85);
+        complexity(&mut complex, 20);
+        dependencies(&mut complex, 1);
+        assert_eq!(
+            reasons_of(&complex),
+            [
+                "complexity 20 > 15 (run.sh:3 main)",
+                "coverage 0.85 < 0.95 (measured, lcov)",
+                "1 external dependency: api1.vendor.io"
+            ]
+        );
+        let mut both = complex.clone();
+        complexity(&mut both, 8);
+        analysis(&mut both).secrets = vec!["run.sh:2 github-token ghp_…".into()];
+        both.lint_errors = vec!["SKILL.md:1: no frontmatter".into()];
+        assert_eq!(
+            reasons_of(&both),
+            [
+                "invalid SKILL.md: SKILL.md:1: no frontmatter",
+                "1 hardcoded secret (remove and rotate): run.sh:2 github-token ghp_…",
+                "coverage 0.85 < 0.95 (measured, lcov)",
+                "complexity 8 > 5 (run.sh:3 main)",
+                "1 external dependency: api1.vendor.io"
             ]
         );
     }

@@ -1,5 +1,7 @@
 //! External dependencies: none for auto, 1–3 for an integration architect, more for a
-//! maintainer.
+//! maintainer. The count is the number of entries of `Analysis::dependencies` (one per service,
+//! other host, manifest, declared name, and the unnamed endpoint of network tools: see
+//! `analysis::dependencies`), and the reason names them with their `file:line`.
 
 use super::Policy;
 use super::criterion::{Assessment, Category, Criterion, Demand};

@@ -21,6 +21,7 @@ mod retries;
 mod risk;
 mod secrets;
 mod security_sensitive;
+mod skill_root;
 pub mod stricter;
 mod submodules;
 mod suite_exit;

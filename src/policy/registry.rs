@@ -4,14 +4,15 @@ use super::Criterion;
 use super::{
     analysis_complete, approval_level, breaking_change, category_change, category_level,
     complexity, coverage, database_write, dependencies, dynamic_code, infrastructure, lint,
-    pass_rate, retries, risk, secrets, security_sensitive, submodules, suite_exit, test_results,
-    test_suite,
+    pass_rate, retries, risk, secrets, security_sensitive, skill_root, submodules, suite_exit,
+    test_results, test_suite,
 };
 
 pub static CRITERIA: &[&dyn Criterion] = &[
     &lint::SkillMd,
     &secrets::Secrets,
     &breaking_change::BreakingChange,
+    &skill_root::SkillRoot,
     &test_suite::TestSuite,
     &suite_exit::SuiteExit,
     &test_results::TestResults,

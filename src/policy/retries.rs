@@ -91,6 +91,7 @@ mod tests {
             risk: None,
             breaking: Vec::new(),
             category_change: None,
+            uncovered: None,
         }
     }
 

@@ -1,4 +1,6 @@
-//! Security-sensitive code (auth, crypto, credentials, privilege) goes to a maintainer.
+//! Security-sensitive code (privilege, remote code, credentials, crypto, auth, TLS checks off,
+//! writes under `/etc`, native code, library injection, hidden or destructive code) goes to a
+//! maintainer.
 
 use super::Policy;
 use super::content::judge;

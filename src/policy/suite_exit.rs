@@ -1,5 +1,7 @@
 //! A suite that timed out, was killed, or failed without saying which test failed leaves a report
-//! that cannot be trusted, however many passes it lists: a maintainer looks.
+//! that cannot be trusted, however many passes it lists: a maintainer looks. Such a suite's
+//! failure is one more failed case in its counts (`suite exit status`): when it is the only one,
+//! this reason explains the pass rate.
 
 use super::Policy;
 use super::criterion::{Assessment, Criterion, Demand};
@@ -23,12 +25,21 @@ impl Criterion for SuiteExit {
                 Demand::Auto,
                 "the suite ended normally".to_owned(),
             ),
-            Some(failure) => Assessment::new(
-                "ended normally",
-                failure.as_str(),
-                Demand::Human,
-                failure.clone(),
-            ),
+            Some(failure) => {
+                let assessment = Assessment::new(
+                    "ended normally",
+                    failure.as_str(),
+                    Demand::Human,
+                    failure.clone(),
+                );
+                // The runner adds exactly one failed case for the suite's own failure, so a
+                // single failure is that case and the pass rate says nothing more.
+                if signals.tests.is_some_and(|t| t.failed == 1) {
+                    assessment.explaining(&["test_pass_rate"])
+                } else {
+                    assessment
+                }
+            }
         })
     }
 }

@@ -1,7 +1,8 @@
 //! An exit code is not a test result, and counts that contradict the framework's own summary
 //! are not settled ones: a suite whose output and reports held nothing readable as tests, or
 //! whose itemised results and closing summaries disagree, never approves itself. An expert
-//! looks at what it printed.
+//! looks at what it printed. Its counts are then the exit code's one case, so this reason
+//! explains the pass rate they give.
 
 use super::Policy;
 use super::criterion::{Assessment, Category, Criterion, Demand};
@@ -25,7 +26,8 @@ impl Criterion for TestResults {
                 "exit code only",
                 Demand::Escalate(Category::TestResults),
                 reason.clone(),
-            ),
+            )
+            .explaining(&["test_pass_rate"]),
             (None, Some(reason)) => Assessment::new(
                 required,
                 "disagree",

@@ -56,11 +56,8 @@ pub fn details(run: &GateRun) -> String {
             esc(&skill.name)
         );
         for case in &tests.failed_tests {
-            let error = case
-                .error
-                .as_deref()
-                .and_then(|e| e.lines().next())
-                .map(|e| format!(": {}", esc(e)))
+            let error = cells::failure_line(skill, tests, case)
+                .map(|line| format!(": {}", esc(&line)))
                 .unwrap_or_default();
             let _ = writeln!(out, "- {}{error}", esc(&case.name));
         }

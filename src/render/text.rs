@@ -110,9 +110,8 @@ fn failures(run: &GateRun, out: &mut String) {
                 _ => String::new(),
             };
             let _ = writeln!(out, "  ✗ {}{}", clean(&case.name), clean(&place));
-            if let Some(error) = &case.error {
-                let first = error.lines().next().unwrap_or_default();
-                let _ = writeln!(out, "      {}", clean(first));
+            if let Some(line) = cells::failure_line(skill, tests, case) {
+                let _ = writeln!(out, "      {}", clean(&line));
             }
         }
         let kept = tests.failed_tests.len() as u64;

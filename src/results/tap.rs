@@ -67,7 +67,13 @@ pub(crate) struct TapParser {
     totals: NodeTotals,
     /// Tests with subtests that were not counted (parents), by outcome: node counts them.
     parents: Parents,
+    /// Top-level `# ` lines since the last top-level test point: what node:test prints of a test
+    /// file's own stderr (`# Error: Cannot find module 'x'`) before the point that fails it.
+    diagnostics: Vec<String>,
 }
+
+/// Top-level comment lines kept while waiting for the point they explain.
+const MAX_DIAGNOSTICS: usize = 64;
 
 #[derive(Default)]
 struct Level {
@@ -161,6 +167,7 @@ impl TapParser {
             yaml: None,
             totals: NodeTotals::default(),
             parents: Parents::default(),
+            diagnostics: Vec::new(),
         }
     }
 
@@ -250,6 +257,10 @@ impl TapParser {
         } else if depth == 0
             && let Some(rest) = text.strip_prefix("# ")
         {
+            if self.diagnostics.len() < MAX_DIAGNOSTICS {
+                self.diagnostics
+                    .push(truncate_utf8(rest.trim(), MAX_NAME_BYTES));
+            }
             self.total(rest);
         }
     }
@@ -496,6 +507,9 @@ impl TapParser {
         let Some(pending) = self.pending.take() else {
             return;
         };
+        if pending.depth == 0 {
+            self.diagnostics.clear();
+        }
         if !pending.is_counted(pending.suite) {
             if let Some(outcome) = pending.uncounted_parent(pending.suite) {
                 self.parents.add(outcome);
@@ -524,6 +538,9 @@ impl TapParser {
             pending.suite |= yaml.suite;
             if let Some(case) = &mut pending.case {
                 apply_yaml(case, &parse_yaml(&yaml.lines));
+                if pending.depth == 0 {
+                    explain_file_failure(case, &self.diagnostics);
+                }
             }
         }
         self.flush_pending();
@@ -830,6 +847,34 @@ fn apply_yaml(case: &mut TestCase, yaml: &[(String, Yaml)]) {
     }
 }
 
+/// node:test fails a test file that threw while loading with the bare `error: 'test failed'`
+/// and prints the file's stderr as top-level comments before it: the first line there that
+/// names an error (`Error: Cannot find module '@notionhq/client'`, `SyntaxError: …`) becomes
+/// the failure's message, ahead of node's own words.
+fn explain_file_failure(case: &mut TestCase, diagnostics: &[String]) {
+    if case.message.as_deref() != Some("test failed") || case.file.as_deref() != Some(&case.name) {
+        return;
+    }
+    let Some(cause) = diagnostics.iter().find(|line| names_an_error(line)) else {
+        return;
+    };
+    let message = format!("{cause}\ntest failed");
+    case.kind = Some(classify_failure(&message));
+    case.message = Some(truncate_utf8(&message, MAX_MESSAGE_BYTES));
+}
+
+/// `Error: …`, `TypeError: …`, `Error [ERR_MODULE_NOT_FOUND]: …`: a JavaScript error's first line.
+fn names_an_error(line: &str) -> bool {
+    let Some((head, _)) = line.split_once(": ") else {
+        return false;
+    };
+    let name = head.split(" [").next().unwrap_or(head);
+    name.ends_with("Error")
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+}
+
 fn parse_line_number(s: &str) -> Option<u32> {
     s.trim().parse().ok().filter(|&n| n > 0)
 }
@@ -905,6 +950,38 @@ mod tests {
             parser.feed(line);
         }
         parser.finish()
+    }
+
+    #[test]
+    fn a_node_test_file_that_did_not_load_is_failed_by_its_error() {
+        // node 20: `tests 2, pass 1, fail 1`; sync.test.js requires a client that is not
+        // installed and node says only `error: 'test failed'` for it.
+        let run = read("node-load.tap");
+        assert_eq!(counts(&run), (1, 1, 0));
+        let case = &run.failures[0];
+        assert_eq!(case.name, "sync.test.js");
+        assert_eq!(
+            case.message.as_deref(),
+            Some("Error: Cannot find module '@notionhq/client'\ntest failed")
+        );
+        assert_eq!(case.kind, Some(FailureKind::Dependency));
+    }
+
+    #[test]
+    fn only_a_bare_file_failure_takes_the_error_printed_before_it() {
+        let stream = "TAP version 13\n# Error: left over from an earlier file\n\
+            # Subtest: adds\nnot ok 1 - adds\n  ---\n  location: 'a.test.js:2:1'\n  \
+            error: 'test failed'\n  ...\n# TypeError: x is not a function\n\
+            # Subtest: b.test.js\nnot ok 2 - b.test.js\n  ---\n  location: 'b.test.js:1:1'\n  \
+            error: 'Expected values to be equal'\n  ...\n1..2\n";
+        let run = parse(stream).expect("TAP");
+        let messages: Vec<_> = run.failures.iter().map(|c| c.message.as_deref()).collect();
+        // A test named unlike its file keeps node's words; so does a file failure with a
+        // message of its own.
+        assert_eq!(
+            messages,
+            [Some("test failed"), Some("Expected values to be equal")]
+        );
     }
 
     #[test]

@@ -239,6 +239,56 @@ pub fn scrubbed_env(
 /// Variables the runner sets per attempt, to directories made for it.
 const FRESH: &[&str] = &["HOME", "TMPDIR", "TMP", "TEMP"];
 
+/// What a suite's tools would otherwise write beside the code under test, sent into `scratch`
+/// (the attempt's fresh `TMPDIR`, removed with it), over `env` (the suite's environment):
+/// a check must not dirty the checkout it gates, or the next check gates its leftovers.
+///
+/// - Python writes no bytecode (`__pycache__/`, pytest's rewritten test modules included).
+/// - coverage.py (and pytest-cov, which runs it) keeps its data file (`.coverage`) in
+///   `scratch`: the variable wins over a `.coveragerc`'s `data_file`.
+/// - pytest keeps its cache (`.pytest_cache/`) in `scratch`: `-o cache_dir=…` goes after any
+///   `PYTEST_ADDOPTS` the suite already has, and still lets `--lf` work within the run.
+/// - cargo builds into `scratch` unless `CARGO_TARGET_DIR` says where.
+///
+/// Nothing is needed for the rest: jest keeps its cache under `TMPDIR`, go under `GOCACHE` (the
+/// gate's, or the fresh `HOME`), node:test, mocha, bun and bats write nothing of their own, and
+/// every detected framework writes its report and coverage into the report directory.
+pub(super) fn no_trace(scratch: &Path, env: &[(OsString, OsString)]) -> Vec<(OsString, OsString)> {
+    let has = |name: &str| env.iter().any(|(k, _)| k == name);
+    let mut set: Vec<(OsString, OsString)> = vec![
+        ("PYTHONDONTWRITEBYTECODE".into(), "1".into()),
+        ("COVERAGE_FILE".into(), scratch.join(".coverage").into()),
+    ];
+    let cache_dir = scratch.join("pytest-cache");
+    let mut addopts = env
+        .iter()
+        .find(|(k, _)| k == "PYTEST_ADDOPTS")
+        .map(|(_, v)| {
+            let mut v = v.clone();
+            v.push(" ");
+            v
+        })
+        .unwrap_or_default();
+    // pytest splits the variable as a shell would: the path is one word whatever it holds.
+    addopts.push(format!(
+        "-o {}",
+        shell_quoted(&format!("cache_dir={}", cache_dir.to_string_lossy()))
+    ));
+    set.push(("PYTEST_ADDOPTS".into(), addopts));
+    if !has("CARGO_TARGET_DIR") {
+        set.push((
+            "CARGO_TARGET_DIR".into(),
+            scratch.join("cargo-target").into(),
+        ));
+    }
+    set
+}
+
+/// `word` in single quotes, as `shlex.split` reads it back.
+fn shell_quoted(word: &str) -> String {
+    format!("'{}'", word.replace('\'', r"'\''"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -408,6 +458,35 @@ mod tests {
             &[],
         );
         assert_eq!(kept, os(&[("CARGO_HOME", "/opt/cargo")]));
+    }
+
+    #[test]
+    fn caches_and_coverage_data_go_to_the_scratch_directory() {
+        let scratch = Path::new("/tmp/w/t abc");
+        let set = no_trace(scratch, &os(&[("PATH", "/bin")]));
+        assert_eq!(
+            set,
+            os(&[
+                ("PYTHONDONTWRITEBYTECODE", "1"),
+                ("COVERAGE_FILE", "/tmp/w/t abc/.coverage"),
+                ("PYTEST_ADDOPTS", "-o 'cache_dir=/tmp/w/t abc/pytest-cache'"),
+                ("CARGO_TARGET_DIR", "/tmp/w/t abc/cargo-target"),
+            ])
+        );
+        // The suite's own options stay, and its own target directory too.
+        let set = no_trace(
+            Path::new("/s"),
+            &os(&[("PYTEST_ADDOPTS", "-x -q"), ("CARGO_TARGET_DIR", "/t")]),
+        );
+        assert_eq!(
+            set,
+            os(&[
+                ("PYTHONDONTWRITEBYTECODE", "1"),
+                ("COVERAGE_FILE", "/s/.coverage"),
+                ("PYTEST_ADDOPTS", "-x -q -o 'cache_dir=/s/pytest-cache'"),
+            ])
+        );
+        assert_eq!(shell_quoted("it's"), r"'it'\''s'");
     }
 
     fn token() -> String {

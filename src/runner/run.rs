@@ -320,6 +320,8 @@ async fn run_one(job: &Job, dirs: &FreshDirs, settings: &Settings, live: &Live) 
         .current_dir(&job.cwd)
         .env_clear()
         .envs(settings.env.iter().map(|(k, v)| (k, v)))
+        // Caches and coverage data in the attempt's `TMPDIR`, not in the checkout.
+        .envs(super::env::no_trace(&dirs.tmp, &settings.env))
         .env("SKILLGATE_REPORT_DIR", &job.report_dir)
         .env("HOME", &dirs.home)
         .env("TMPDIR", &dirs.tmp)
@@ -657,6 +659,32 @@ mod tests {
             .output()
             .expect("pgrep");
         assert!(loops.stdout.is_empty());
+    }
+
+    #[test]
+    fn caches_and_coverage_data_are_kept_in_the_attempts_tmpdir() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let script = "printf '%s\\n' \"$TMPDIR\" \"$COVERAGE_FILE\" \"$PYTEST_ADDOPTS\" \
+                      \"$PYTHONDONTWRITEBYTECODE\" \"$CARGO_TARGET_DIR\"";
+        let done = run_silent(
+            vec![job(dir.path(), "env", script)],
+            &settings(Duration::from_secs(30), 4096),
+        )
+        .expect("run");
+        assert_eq!(done[0].exit_code, Some(0));
+        let out = std::fs::read_to_string(dir.path().join("env.out")).expect("out");
+        let lines: Vec<&str> = out.lines().collect();
+        let tmp = lines[0];
+        assert!(tmp.starts_with(&dir.path().display().to_string()), "{tmp}");
+        assert_eq!(
+            lines[1..].to_vec(),
+            vec![
+                format!("{tmp}/.coverage"),
+                format!("-o 'cache_dir={tmp}/pytest-cache'"),
+                "1".to_owned(),
+                format!("{tmp}/cargo-target"),
+            ]
+        );
     }
 
     #[test]

@@ -33,6 +33,16 @@ pub enum StoreError {
         #[source]
         source: rusqlite::Error,
     },
+    /// A migration would leave a reference dangling that was not before it: rolled back.
+    #[error(
+        "failed to apply migration {name} to {}: {problem}; the file was left as it was",
+        path.display()
+    )]
+    MigrateReferences {
+        path: PathBuf,
+        name: &'static str,
+        problem: String,
+    },
     #[error("failed to record the gate run in {}: {source}; nothing was written", path.display())]
     Write {
         path: PathBuf,

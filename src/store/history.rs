@@ -297,6 +297,18 @@ mod tests {
     }
 
     #[test]
+    fn keys_tell_two_skills_with_one_name_apart() {
+        let run = gate_run();
+        let mut a = run.skills[1].clone();
+        let mut b = a.clone();
+        a.name = "setup".to_owned();
+        a.dir = "plugins/a/skills/setup".to_owned();
+        b.name = "setup".to_owned();
+        b.dir = "plugins/b/skills/setup".to_owned();
+        assert_ne!(idempotency_key(&run, &a), idempotency_key(&run, &b));
+    }
+
+    #[test]
     fn stored_test_results_drop_empty_fields_only() {
         let stored = stored_test_results(json!({
             "framework": "pytest", "format": "pytest", "pass_count": 3, "fail_count": 0,

@@ -1,6 +1,6 @@
 //! Idempotency keys: one per row a job may write, so re-running the job adds nothing.
 
-use rusqlite::Transaction;
+use rusqlite::{Connection, Transaction};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -30,6 +30,16 @@ impl Key {
     #[cfg(test)]
     pub(super) fn legacy(&self) -> &str {
         &self.full
+    }
+
+    /// Whether a row of the skill whose row is `skill_id` carries this key.
+    pub(super) fn recorded_for(&self, conn: &Connection, skill_id: i64) -> rusqlite::Result<bool> {
+        conn.query_row(
+            "SELECT EXISTS (SELECT 1 FROM approval_history
+                            WHERE idempotency_key IN (?1, ?2) AND skill_id = ?3)",
+            rusqlite::params![self.as_str(), self.full.as_str(), skill_id],
+            |row| row.get(0),
+        )
     }
 
     /// Whether a row with this key is already in `approval_history`.

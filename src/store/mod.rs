@@ -17,7 +17,7 @@ pub use chain::{GENESIS, row_hash};
 pub use error::StoreError;
 pub use history::RecordStats;
 pub use open::{LATEST_VERSION, MIGRATIONS, Store};
-pub use reviews::{Pending, Review, ReviewDecision};
+pub use reviews::{Correction, Pending, Review, ReviewDecision};
 pub use schema::SchemaProblem;
 pub use templates::TemplateProblem;
 pub use verify::{BreakKind, ChainBreak, ChainReport};

@@ -20,6 +20,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0003_reviews.sql",
         include_str!("../../migrations/0003_reviews.sql"),
     ),
+    (
+        "0004_skill_identity.sql",
+        include_str!("../../migrations/0004_skill_identity.sql"),
+    ),
 ];
 
 /// The schema version this binary writes.
@@ -176,14 +180,52 @@ impl Store {
                 })?;
         }
         let pending = usize::try_from(found).unwrap_or(0);
-        for (index, (name, sql)) in MIGRATIONS.iter().enumerate().skip(pending) {
+        if pending >= MIGRATIONS.len() {
+            return Ok(());
+        }
+        let path = self.path.clone();
+        let open_err = |source| StoreError::Open {
+            path: path.clone(),
+            source,
+        };
+        // A migration may rebuild a table (SQLite's documented procedure): with foreign keys
+        // on, dropping the old `skills` would delete every approval_history row through ON
+        // DELETE CASCADE. The pragma is a no-op inside a transaction, so it is set around them.
+        self.conn
+            .pragma_update(None, "foreign_keys", false)
+            .map_err(open_err)?;
+        let applied = self.apply(MIGRATIONS, pending);
+        self.conn
+            .pragma_update(None, "foreign_keys", true)
+            .map_err(open_err)?;
+        applied
+    }
+
+    /// Apply every migration from `pending` on, each in its own transaction, with foreign keys
+    /// off: each must leave no reference dangling that was not dangling before it.
+    fn apply(
+        &mut self,
+        migrations: &[(&'static str, &'static str)],
+        pending: usize,
+    ) -> Result<(), StoreError> {
+        for (index, (name, sql)) in migrations.iter().enumerate().skip(pending) {
             let err = |source| StoreError::Migrate {
                 path: self.path.clone(),
                 name,
                 source,
             };
             let tx = self.conn.transaction().map_err(err)?;
+            let before = dangling(&tx).map_err(err)?;
             tx.execute_batch(sql).map_err(err)?;
+            let after = dangling(&tx).map_err(err)?;
+            if let Some(problem) = after.iter().find(|d| !before.contains(d)) {
+                // Dropped with `tx`: rolled back, the file is as it was.
+                return Err(StoreError::MigrateReferences {
+                    path: self.path.clone(),
+                    name,
+                    problem: problem.to_string(),
+                });
+            }
             tx.pragma_update(None, "user_version", index as i64 + 1)
                 .map_err(err)?;
             tx.commit().map_err(err)?;
@@ -195,6 +237,46 @@ impl Store {
     pub fn connection(&self) -> &Connection {
         &self.conn
     }
+}
+
+/// A row whose foreign key names a row that does not exist, as `PRAGMA foreign_key_check`
+/// lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Dangling {
+    table: String,
+    rowid: Option<i64>,
+    parent: String,
+}
+
+impl std::fmt::Display for Dangling {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.rowid {
+            Some(rowid) => write!(
+                f,
+                "{} row {rowid} would point at a row of {} that does not exist",
+                self.table, self.parent
+            ),
+            None => write!(
+                f,
+                "a row of {} would point at a row of {} that does not exist",
+                self.table, self.parent
+            ),
+        }
+    }
+}
+
+/// Every dangling reference in the database. Rows the seed or a hand inserted with foreign keys
+/// off may already dangle; a migration is only answerable for new ones.
+fn dangling(conn: &Connection) -> rusqlite::Result<Vec<Dangling>> {
+    let mut stmt = conn.prepare("PRAGMA foreign_key_check")?;
+    let rows = stmt.query_map([], |row| {
+        Ok(Dangling {
+            table: row.get(0)?,
+            rowid: row.get(1)?,
+            parent: row.get(2)?,
+        })
+    })?;
+    rows.collect()
 }
 
 #[cfg(test)]
@@ -307,6 +389,216 @@ mod tests {
         assert_eq!(report.head_id, Some(2));
     }
 
+    /// A version 3 trail as skillgate wrote it, keyed by name: `slugify` at its directory with
+    /// two decisions; `old-name`, renamed in place to `csv-summary` (v3 made a new row, so two
+    /// rows share `skills/csv`); a row the seed inserted with no directory; a mapping; and a
+    /// deleted skill whose id must never be handed out again.
+    fn version_3_trail(path: &Path) {
+        let conn = Connection::open(path).expect("open");
+        for (_, sql) in &MIGRATIONS[..3] {
+            conn.execute_batch(sql).expect("v3");
+        }
+        conn.pragma_update(None, "user_version", 3).expect("pragma");
+        conn.execute_batch(
+            "INSERT INTO skills (id, name, category, content_path, content_hash, version,
+                                 skill_dir, test_coverage, updated_at)
+             VALUES (1, 'slugify', 'text', 'skills/slugify/SKILL.md', 'a1', '1.0.0',
+                     'skills/slugify', 0.9, '2026-11-01 10:00:00'),
+                    (2, 'old-name', 'text', 'skills/csv/SKILL.md', 'b1', '1.0.0',
+                     'skills/csv', 0.5, '2026-11-02 10:00:00'),
+                    (3, 'csv-summary', 'text', 'skills/csv/SKILL.md', 'b2', '1.1.0',
+                     'skills/csv', 0.7, '2026-11-03 10:00:00'),
+                    (4, 'seeded', 'testing', './.claude/skills/seeded.md', 'c1', '1.0.0',
+                     NULL, NULL, '2026-11-04 10:00:00'),
+                    (5, 'gone', 'text', 'skills/gone/SKILL.md', 'd1', '1.0.0',
+                     'skills/gone', NULL, '2026-11-05 10:00:00');
+             DELETE FROM skills WHERE id = 5;
+             INSERT INTO agent_skill_mappings (agent_type, skill_id) VALUES ('coder', 4);",
+        )
+        .expect("skills");
+        for (skill_id, decision) in [
+            (1, "escalated"),
+            (2, "approved"),
+            (3, "escalated"),
+            (1, "approved"),
+        ] {
+            let mut row = serde_json::Map::new();
+            row.insert("skill_id".into(), skill_id.into());
+            row.insert("version".into(), "1.0.0".into());
+            row.insert("approval_level".into(), "human".into());
+            row.insert("decision".into(), decision.into());
+            row.insert("timestamp".into(), "2026-11-30 10:00:00".into());
+            super::super::chain::append(&conn, &row).expect("append");
+        }
+    }
+
+    fn skills_rows(conn: &Connection) -> Vec<(i64, String, Option<String>, Option<f64>)> {
+        conn.prepare("SELECT id, name, skill_dir, test_coverage FROM skills ORDER BY id")
+            .and_then(|mut s| {
+                s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+                    .collect()
+            })
+            .expect("skills")
+    }
+
+    #[test]
+    fn a_version_3_trail_keyed_by_name_keeps_every_row_and_its_chain() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("skills.db");
+        version_3_trail(&path);
+        let history_before: Vec<(i64, i64, String)> = Connection::open(&path)
+            .and_then(|c| {
+                c.prepare("SELECT id, skill_id, row_hash FROM approval_history ORDER BY id")?
+                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                    .collect()
+            })
+            .expect("history");
+
+        let store = Store::open(&path).expect("migrate");
+        assert_eq!(store.version().expect("version"), 4);
+        let conn = store.connection();
+        // Every skill keeps its id; of the two rows at skills/csv, the later keeps the
+        // directory and the older keeps its name and history.
+        assert_eq!(
+            skills_rows(conn),
+            vec![
+                (
+                    1,
+                    "slugify".into(),
+                    Some("skills/slugify".into()),
+                    Some(0.9)
+                ),
+                (2, "old-name".into(), None, Some(0.5)),
+                (
+                    3,
+                    "csv-summary".into(),
+                    Some("skills/csv".into()),
+                    Some(0.7)
+                ),
+                (4, "seeded".into(), None, None),
+            ]
+        );
+        let history_after: Vec<(i64, i64, String)> = conn
+            .prepare("SELECT id, skill_id, row_hash FROM approval_history ORDER BY id")
+            .and_then(|mut s| {
+                s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                    .collect()
+            })
+            .expect("history");
+        assert_eq!(history_after, history_before);
+        let report = store.verify_chain().expect("verify");
+        assert_eq!((report.rows, report.breaks.len()), (4, 0));
+        assert_eq!(
+            count(
+                conn,
+                "SELECT count(*) FROM agent_skill_mappings WHERE skill_id = 4"
+            ),
+            1
+        );
+        // The next skill gets id 6: 5 was the deleted skill's.
+        assert_eq!(
+            count(
+                conn,
+                "SELECT seq FROM sqlite_sequence WHERE name = 'skills'"
+            ),
+            5
+        );
+        assert_eq!(
+            count(
+                conn,
+                "SELECT count(*) FROM sqlite_sequence WHERE name = 'skills_v4'"
+            ),
+            0
+        );
+        // Foreign keys are on again, and enforced.
+        assert_eq!(count(conn, "PRAGMA foreign_keys"), 1);
+        assert!(
+            conn.execute(
+                "INSERT INTO agent_skill_mappings (agent_type, skill_id) VALUES ('coder', 99)",
+                []
+            )
+            .is_err()
+        );
+        // A name may repeat; a directory may not, and any number of rows may have none.
+        conn.execute_batch(
+            "INSERT INTO skills (name, category, content_path, content_hash, version, skill_dir)
+             VALUES ('slugify', 'text', 'p/SKILL.md', 'h', '1', 'plugins/p/skills/slugify'),
+                    ('seeded', 'text', 'x.md', 'h', '1', NULL);",
+        )
+        .expect("a second slugify, a second seeded row");
+        assert!(
+            conn.execute(
+                "INSERT INTO skills (name, category, content_path, content_hash, version, skill_dir)
+                 VALUES ('other', 'text', 'p/SKILL.md', 'h', '1', 'skills/slugify')",
+                []
+            )
+            .is_err()
+        );
+        assert_eq!(
+            count(conn, "SELECT max(id) FROM skills"),
+            7,
+            "ids continue after the deleted skill's"
+        );
+        store.check_schema().expect("version 4's own schema");
+    }
+
+    #[test]
+    fn a_reference_that_already_dangled_does_not_stop_the_migration() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("skills.db");
+        version_3_trail(&path);
+        // Written with foreign keys off, as the sqlite3 shell does by default.
+        Connection::open(&path)
+            .and_then(|c| {
+                c.execute_batch(
+                    "PRAGMA foreign_keys = OFF;
+                     INSERT INTO skill_usage_log (agent_id, agent_type, skill_id)
+                     VALUES ('a', 'coder', 42);",
+                )
+            })
+            .expect("dangling usage row");
+        let store = Store::open(&path).expect("migrates");
+        assert_eq!(store.version().expect("version"), LATEST_VERSION);
+        let dangling = dangling(store.connection()).expect("check");
+        assert_eq!(
+            dangling.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            vec!["skill_usage_log row 1 would point at a row of skills that does not exist"]
+        );
+    }
+
+    #[test]
+    fn a_migration_that_would_leave_a_reference_dangling_is_rolled_back() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("skills.db");
+        version_3_trail(&path);
+        let mut store = Store::open(&path).expect("migrate");
+        let mut migrations = MIGRATIONS.to_vec();
+        migrations.push(("0005_drop_seeded.sql", "DELETE FROM skills WHERE id = 4;"));
+        store
+            .conn
+            .pragma_update(None, "foreign_keys", false)
+            .expect("off");
+        let err = store
+            .apply(&migrations, MIGRATIONS.len())
+            .expect_err("dangling");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "failed to apply migration 0005_drop_seeded.sql to {}: agent_skill_mappings row 1 \
+                 would point at a row of skills that does not exist; the file was left as it was",
+                path.display()
+            )
+        );
+        assert_eq!(
+            count(
+                store.connection(),
+                "SELECT count(*) FROM skills WHERE id = 4"
+            ),
+            1
+        );
+        assert_eq!(store.version().expect("version"), LATEST_VERSION);
+    }
+
     #[test]
     fn prepare_for_commit_folds_the_write_ahead_log_into_the_file() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -386,7 +678,7 @@ mod tests {
             (
                 count(
                     &conn,
-                    "SELECT rootpage FROM sqlite_schema WHERE name = 'sqlite_autoindex_skills_1'",
+                    "SELECT rootpage FROM sqlite_schema WHERE name = 'idx_skills_name'",
                 ),
                 count(&conn, "PRAGMA page_size"),
             )
@@ -411,7 +703,7 @@ mod tests {
             )),
             "{message}"
         );
-        assert!(message.contains("sqlite_autoindex_skills_1"), "{message}");
+        assert!(message.contains("idx_skills_name"), "{message}");
     }
 
     #[test]

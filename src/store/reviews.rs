@@ -3,7 +3,8 @@
 //!
 //! A review is of a head commit, so every review row of that head counts, whichever gate run
 //! escalated the skill; each reviewer's latest review of a skill is their word on it, as on
-//! GitHub (changes requested, then approved, is approved).
+//! GitHub (changes requested, then approved, is approved). A skill is its row in `skills` (its
+//! directory): two skills with one name are reviewed, and counted, apart.
 
 use std::collections::BTreeMap;
 
@@ -23,7 +24,11 @@ pub struct Pending {
     /// The `approval_history` row of that latest decision.
     pub escalation_id: i64,
     pub skill_id: i64,
+    /// The skill's name, as shown.
     pub skill: String,
+    /// The skill's directory relative to the repository: what identifies it. `None` for a row
+    /// inserted by hand.
+    pub dir: Option<String>,
     /// `escalate` or `human`: the row's `approval_level`.
     pub tier: Tier,
     /// The escalation categories (`coverage`, `infrastructure`, …); empty for the human tier.
@@ -47,6 +52,16 @@ impl Pending {
     pub fn is_approved(&self, required: u32) -> bool {
         self.changes_requested_by.is_empty() && self.approvers.len() >= required as usize
     }
+}
+
+/// A skill that needs correction at a pull request head.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Correction {
+    pub skill_id: i64,
+    /// The skill's name, as shown.
+    pub skill: String,
+    /// The skill's directory relative to the repository; `None` for a row inserted by hand.
+    pub dir: Option<String>,
 }
 
 /// A reviewer's decision on a pull request head, for each skill pending there.
@@ -105,34 +120,38 @@ const CARRIED: &[&str] = &[
 ];
 
 impl Store {
-    /// Skills whose latest gate decision at this head needs correction: no review makes the
-    /// check pass while one does.
+    /// Skills whose latest gate decision at this head needs correction, by name then
+    /// directory: no review makes the check pass while one does.
     pub fn corrections_at(
         &self,
         repository: &str,
         pull_request: u64,
         head_sha: &str,
-    ) -> Result<Vec<String>, StoreError> {
+    ) -> Result<Vec<Correction>, StoreError> {
         let rows = head_rows(&self.conn, repository, pull_request, head_sha).map_err(|source| {
             StoreError::Read {
                 path: self.path.clone(),
                 source,
             }
         })?;
-        let mut latest: BTreeMap<String, String> = BTreeMap::new();
+        let mut latest: BTreeMap<SkillKey, String> = BTreeMap::new();
         for row in rows.into_iter().filter(|r| r.review_id.is_none()) {
-            latest.insert(row.skill, row.decision);
+            latest.insert(row.key(), row.decision);
         }
         Ok(latest
             .into_iter()
             .filter(|(_, d)| d == "needs_correction" || d == "rejected")
-            .map(|(skill, _)| skill)
+            .map(|((skill, dir, skill_id), _)| Correction {
+                skill_id,
+                skill,
+                dir,
+            })
             .collect())
     }
 
     /// The skills escalated at a pull request head (`head_sha` is the pull request's head, as a
-    /// review names it), with who approved or asked for changes so far, by skill name. A skill
-    /// whose latest gate decision there is not `escalated` is not listed.
+    /// review names it), with who approved or asked for changes so far, by skill name then
+    /// directory. A skill whose latest gate decision there is not `escalated` is not listed.
     pub fn pending_escalations(
         &self,
         repository: &str,
@@ -144,9 +163,9 @@ impl Store {
             source,
         };
         let rows = head_rows(&self.conn, repository, pull_request, head_sha).map_err(read)?;
-        let mut by_skill: BTreeMap<String, SkillState> = BTreeMap::new();
+        let mut by_skill: BTreeMap<SkillKey, SkillState> = BTreeMap::new();
         for row in rows {
-            let state = by_skill.entry(row.skill.clone()).or_default();
+            let state = by_skill.entry(row.key()).or_default();
             match &row.review_id {
                 Some(_) => {
                     if let Some(approver) = &row.approver {
@@ -164,7 +183,7 @@ impl Store {
             }
         }
         let mut pending = Vec::new();
-        for (skill, state) in by_skill {
+        for ((skill, dir, _), state) in by_skill {
             let Some(latest) = state.latest.filter(|r| r.decision == "escalated") else {
                 continue;
             };
@@ -180,6 +199,7 @@ impl Store {
                 escalation_id: latest.id,
                 skill_id: latest.skill_id,
                 skill,
+                dir,
                 tier: Tier::parse(&latest.tier).unwrap_or(Tier::Human),
                 categories: latest
                     .categories
@@ -226,7 +246,9 @@ impl Store {
             });
         }
         let key = review_key(pending, review);
-        if key.recorded(&tx).map_err(write_err)? {
+        if key.recorded(&tx).map_err(write_err)?
+            || recorded_by_name(&tx, pending, review).map_err(write_err)?
+        {
             return Ok(false);
         }
         let reviewed_at = sqlite_timestamp(&review.reviewed_at);
@@ -276,14 +298,15 @@ impl Store {
         Ok(true)
     }
 
-    /// How many distinct reviewers' latest review of `skill` at this pull request head approved
-    /// it: what the caller compares with the approvals the skill's tier requires.
+    /// How many distinct reviewers' latest review of the skill whose row is `skill_id` at this
+    /// pull request head approved it: what the caller compares with the approvals the skill's
+    /// tier requires.
     pub fn approvals_for(
         &self,
         repository: &str,
         pull_request: u64,
         head_sha: &str,
-        skill: &str,
+        skill_id: i64,
     ) -> Result<u32, StoreError> {
         let read = |source| StoreError::Read {
             path: self.path.clone(),
@@ -292,7 +315,7 @@ impl Store {
         let mut latest: BTreeMap<String, String> = BTreeMap::new();
         for row in head_rows(&self.conn, repository, pull_request, head_sha).map_err(read)? {
             if let (Some(_), Some(approver), true) =
-                (&row.review_id, row.approver, row.skill == skill)
+                (&row.review_id, row.approver, row.skill_id == skill_id)
             {
                 latest.insert(approver, row.decision);
             }
@@ -301,6 +324,10 @@ impl Store {
         Ok(u32::try_from(approved).unwrap_or(u32::MAX))
     }
 }
+
+/// A skill at a head: `(name, directory, row id)`, so that skills list by name and two skills
+/// with one name stay apart.
+type SkillKey = (String, Option<String>, i64);
 
 #[derive(Default)]
 struct SkillState {
@@ -316,6 +343,7 @@ struct HeadRow {
     id: i64,
     skill_id: i64,
     skill: String,
+    dir: Option<String>,
     tier: String,
     decision: String,
     categories: Option<String>,
@@ -333,7 +361,7 @@ fn head_rows(
     head_sha: &str,
 ) -> rusqlite::Result<Vec<HeadRow>> {
     let mut stmt = conn.prepare(
-        "SELECT ah.id, ah.skill_id, s.name, ah.approval_level, ah.decision,
+        "SELECT ah.id, ah.skill_id, s.name, s.skill_dir, ah.approval_level, ah.decision,
                 ah.escalation_categories, COALESCE(ah.escalation_timestamp, ah.timestamp),
                 ah.approver, ah.review_id
          FROM approval_history ah JOIN skills s ON s.id = ah.skill_id
@@ -352,16 +380,23 @@ fn head_rows(
                 id: row.get(0)?,
                 skill_id: row.get(1)?,
                 skill: row.get(2)?,
-                tier: row.get(3)?,
-                decision: row.get(4)?,
-                categories: row.get(5)?,
-                escalated_at: row.get(6)?,
-                approver: row.get(7)?,
-                review_id: row.get(8)?,
+                dir: row.get(3)?,
+                tier: row.get(4)?,
+                decision: row.get(5)?,
+                categories: row.get(6)?,
+                escalated_at: row.get(7)?,
+                approver: row.get(8)?,
+                review_id: row.get(9)?,
             })
         },
     )?;
     rows.collect()
+}
+
+impl HeadRow {
+    fn key(&self) -> SkillKey {
+        (self.skill.clone(), self.dir.clone(), self.skill_id)
+    }
 }
 
 fn is_timestamp(conn: &Connection, text: &str) -> bool {
@@ -369,19 +404,142 @@ fn is_timestamp(conn: &Connection, text: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// One row per review, skill and head: the same review job run twice adds nothing.
+/// One row per review, skill and head: the same review job run twice adds nothing. The skill
+/// is its directory: two skills named `setup` each get the review's row.
 fn review_key(pending: &Pending, review: &Review) -> Key {
-    // A dismissal is the same review, later: its own row.
-    let kind = match review.decision {
-        ReviewDecision::Dismissed => "dismissal",
-        _ => "review",
-    };
+    match &pending.dir {
+        Some(dir) => Key::of(&json!([
+            review_kind(review),
+            pending.repository,
+            pending.pull_request,
+            pending.head_sha,
+            pending.skill,
+            review.review_id,
+            dir,
+        ])),
+        None => name_key(pending, review),
+    }
+}
+
+/// The key skillgate wrote before skills were identified by directory (and still writes for a
+/// row inserted by hand, which has none).
+fn name_key(pending: &Pending, review: &Review) -> Key {
     Key::of(&json!([
-        kind,
+        review_kind(review),
         pending.repository,
         pending.pull_request,
         pending.head_sha,
         pending.skill,
         review.review_id,
     ]))
+}
+
+/// A dismissal is the same review, later: its own row.
+fn review_kind(review: &Review) -> &'static str {
+    match review.decision {
+        ReviewDecision::Dismissed => "dismissal",
+        _ => "review",
+    }
+}
+
+/// Whether this review of this skill was recorded under the key of a trail identified by name:
+/// the same review job, re-run after skillgate was upgraded, adds nothing either. Only a row of
+/// this very skill counts: another skill of the same name was not reviewed by it.
+fn recorded_by_name(
+    conn: &Connection,
+    pending: &Pending,
+    review: &Review,
+) -> rusqlite::Result<bool> {
+    if pending.dir.is_none() {
+        return Ok(false);
+    }
+    name_key(pending, review).recorded_for(conn, pending.skill_id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::GateRun;
+
+    const HEAD: &str = "3333333333333333333333333333333333333333";
+
+    /// The examples' escalated csv-summary as `setup` at each of `dirs`, at one head.
+    fn run_at(dirs: &[&str]) -> GateRun {
+        let mut run: GateRun =
+            serde_json::from_str(include_str!("../../tests/fixtures/render/gate-run.json"))
+                .expect("fixture");
+        let escalated = run.skills.swap_remove(1);
+        run.skills = dirs
+            .iter()
+            .map(|dir| {
+                let mut skill = escalated.clone();
+                skill.name = "setup".to_owned();
+                skill.dir = (*dir).to_owned();
+                skill
+            })
+            .collect();
+        run.run.repository = "octo/plugins".to_owned();
+        run.run.pull_request = Some(9);
+        run.run.pull_request_head = Some(HEAD.to_owned());
+        run.run.run_attempt = u32::try_from(dirs.len()).expect("small");
+        run
+    }
+
+    fn approval() -> Review {
+        Review {
+            approver: "alice".to_owned(),
+            decision: ReviewDecision::Approved,
+            reasoning: "approved by @alice".to_owned(),
+            reviewed_at: "2026-11-30T12:00:00Z".to_owned(),
+            review_id: "500".to_owned(),
+        }
+    }
+
+    #[test]
+    fn a_review_recorded_under_its_name_key_is_not_recorded_again_for_that_skill_only() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open(&dir.path().join("skills.db")).expect("open");
+        store
+            .record(&run_at(&["plugins/a/skills/setup"]))
+            .expect("a");
+        let a = store
+            .pending_escalations("octo/plugins", 9, HEAD)
+            .expect("pending")
+            .remove(0);
+        // The row skillgate wrote for this review before skills were identified by directory.
+        let mut row = Map::new();
+        row.insert("skill_id".into(), a.skill_id.into());
+        row.insert("version".into(), "1.0.0".into());
+        row.insert("approval_level".into(), "escalate".into());
+        row.insert("decision".into(), "approved".into());
+        row.insert("approver".into(), "alice".into());
+        row.insert("review_id".into(), "500".into());
+        row.insert(
+            "idempotency_key".into(),
+            name_key(&a, &approval()).as_str().into(),
+        );
+        chain::append(&store.conn, &row).expect("old review row");
+        assert!(
+            !store.record_review(&a, &approval()).expect("re-run"),
+            "the re-run review job adds nothing"
+        );
+        assert_ne!(review_key(&a, &approval()), name_key(&a, &approval()));
+
+        // Another `setup`, at the same head, was not reviewed by it.
+        store
+            .record(&run_at(&[
+                "plugins/a/skills/setup",
+                "plugins/b/skills/setup",
+            ]))
+            .expect("b");
+        let b = store
+            .pending_escalations("octo/plugins", 9, HEAD)
+            .expect("pending")
+            .into_iter()
+            .find(|p| p.dir.as_deref() == Some("plugins/b/skills/setup"))
+            .expect("b pending");
+        assert_eq!(name_key(&b, &approval()), name_key(&a, &approval()));
+        assert!(store.record_review(&b, &approval()).expect("b's review"));
+        assert!(!store.record_review(&b, &approval()).expect("once"));
+    }
 }

@@ -3,9 +3,12 @@
 //! flags that make it write its report, and its coverage where it measures any, into
 //! [`REPORT_DIR`].
 
+mod bats;
+mod bun;
 mod host;
 mod node;
 mod python;
+mod python_source;
 mod resolve;
 mod shell;
 #[cfg(test)]

@@ -229,7 +229,9 @@ fn drop_flags(args: &[String], owned: &[(&str, Takes)]) -> Vec<String> {
 #[derive(Debug, Default)]
 pub(super) struct Package {
     /// `scripts.test`, unless it is npm's placeholder.
-    test: Option<String>,
+    pub(super) test: Option<String>,
+    /// Some script runs `bun` (`bun test`, `bun run`, `bunx`).
+    pub(super) scripts_use_bun: bool,
     /// `scripts.pretest`, which `npm test` runs first (a build, often).
     pretest: bool,
     /// The names in `dependencies` and `devDependencies`.
@@ -245,6 +247,16 @@ pub(super) fn read_package(repo: &Path, path: &Path) -> Option<Package> {
         .filter(|t| !t.contains("no test specified") && !t.trim().is_empty())
         .map(str::to_owned);
     let pretest = json.pointer("/scripts/pretest").is_some();
+    let scripts_use_bun = json
+        .get("scripts")
+        .and_then(|s| s.as_object())
+        .is_some_and(|scripts| {
+            scripts.values().filter_map(|v| v.as_str()).any(|script| {
+                script
+                    .split(|c: char| c.is_whitespace() || "&|;()".contains(c))
+                    .any(|word| word == "bun" || word == "bunx")
+            })
+        });
     let deps = ["dependencies", "devDependencies"]
         .iter()
         .filter_map(|key| json.get(key).and_then(|d| d.as_object()))
@@ -252,6 +264,7 @@ pub(super) fn read_package(repo: &Path, path: &Path) -> Option<Package> {
         .collect();
     Some(Package {
         test,
+        scripts_use_bun,
         pretest,
         deps,
     })
@@ -439,9 +452,29 @@ pub(super) fn node_suite(
     Resolution::Found(suite)
 }
 
-/// node's own runner. Its reporter flags exist since node 18.15 (and 19.6); an older node runs
-/// bare and prints TAP on stdout, which is read too. An unknown version gets the flags.
-pub(super) fn node_test_suite(host: &dyn Host) -> Resolution {
+/// node's own runner, over the files it would run by its default patterns that use it: a
+/// script of the same name that does not import `node:test` (a manual harness, a fixture) is
+/// not passed, and nothing else is scanned. Its reporter flags exist since node 18.15 (and
+/// 19.6); an older node runs bare and prints TAP on stdout, which is read too. An unknown
+/// version gets the flags. `None` when no file is a node:test file.
+pub(super) fn node_test_suite(
+    host: &dyn Host,
+    dir: &Path,
+    repo: &Path,
+    files: &[String],
+) -> Option<Resolution> {
+    let tests: Vec<&str> = files
+        .iter()
+        .map(String::as_str)
+        .filter(|f| is_node_test_file(f))
+        .filter(|f| {
+            crate::untrusted::read_file(repo, &dir.join(f), MAX_DETECT_BYTES)
+                .is_ok_and(|bytes| uses_node_test(&String::from_utf8_lossy(&bytes)))
+        })
+        .collect();
+    if tests.is_empty() {
+        return None;
+    }
     let reporters = host
         .node_version()
         .is_none_or(|(major, minor)| match major {
@@ -449,8 +482,8 @@ pub(super) fn node_test_suite(host: &dyn Host) -> Resolution {
             19 => minor >= 6,
             major => major >= 20,
         });
-    let args: &[&str] = if reporters {
-        &[
+    let mut args: Vec<String> = if reporters {
+        [
             "--test",
             "--test-reporter=tap",
             "--test-reporter-destination={report_dir}/node-test.tap",
@@ -458,10 +491,53 @@ pub(super) fn node_test_suite(host: &dyn Host) -> Resolution {
             "--test-reporter=spec",
             "--test-reporter-destination=stdout",
         ]
+        .map(str::to_owned)
+        .to_vec()
     } else {
-        &["--test"]
+        vec!["--test".to_owned()]
     };
-    with_tool(host, detected("node:test", "node", args), "node")
+    // A file named like an option reaches node as a file.
+    args.extend(tests.iter().map(|t| {
+        if t.starts_with('-') {
+            format!("./{t}")
+        } else {
+            (*t).to_owned()
+        }
+    }));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    Some(with_tool(
+        host,
+        detected("node:test", "node", &args),
+        "node",
+    ))
+}
+
+/// node's default test patterns (node 20 and 22, `node --test` without arguments), less
+/// `node_modules`: `**/*.test.{cjs,mjs,js}`, `**/*-test.*`, `**/*_test.*`, `**/test-*.*`,
+/// `**/test.*`, and every such script under a `test` directory.
+pub(super) fn is_node_test_file(path: &str) -> bool {
+    let segments: Vec<&str> = path.split('/').collect();
+    let (name, parents) = segments.split_last().unwrap_or((&"", &[]));
+    if parents.contains(&"node_modules") {
+        return false;
+    }
+    let Some(stem) = [".js", ".mjs", ".cjs"]
+        .iter()
+        .find_map(|ext| name.strip_suffix(ext))
+    else {
+        return false;
+    };
+    stem.ends_with(".test")
+        || stem.ends_with("-test")
+        || stem.ends_with("_test")
+        || stem.starts_with("test-")
+        || stem == "test"
+        || parents.contains(&"test")
+}
+
+/// The file imports or requires node's test runner.
+fn uses_node_test(text: &str) -> bool {
+    text.contains("\"node:test\"") || text.contains("'node:test'") || text.contains("`node:test`")
 }
 
 #[cfg(test)]
@@ -558,7 +634,11 @@ mod tests {
         fake_bin(dir.path(), "node_modules/.bin/mocha");
         let (_, reason) =
             unavailable_reason(detect(&Fake::all().without_tool("node"), &dir, &files));
-        assert_eq!(reason, "mocha suite found, but `node` is not installed");
+        assert_eq!(
+            reason,
+            "mocha suite found, but `node` is not installed (help: run `apt-get install nodejs \
+             npm`, or use actions/setup-node)"
+        );
     }
 
     #[test]
@@ -795,12 +875,16 @@ mod tests {
         let (dir, files) = setup(&[("package.json", r#"{"scripts":{"test":"bash t.sh"}}"#)]);
         let (_, reason) =
             unavailable_reason(detect(&Fake::all().without_tool("npm"), &dir, &files));
-        assert_eq!(reason, "npm suite found, but `npm` is not installed");
+        assert!(
+            reason.starts_with("npm suite found, but `npm` is not installed (help: run "),
+            "{reason}"
+        );
     }
 
     #[test]
     fn node_test_writes_tap_when_node_can() {
-        let (dir, files) = setup(&[("tests/slug.test.js", "")]);
+        let test = "import test from 'node:test';\ntest('a', () => {});\n";
+        let (dir, files) = setup(&[("tests/slug.test.js", test)]);
         let suite = found(detect(&Fake::all(), &dir, &files));
         assert_eq!(suite.program, "node");
         let full = strings(&[
@@ -809,18 +893,20 @@ mod tests {
             "--test-reporter-destination={report_dir}/node-test.tap",
             "--test-reporter=spec",
             "--test-reporter-destination=stdout",
+            "tests/slug.test.js",
         ]);
         assert_eq!(suite.args, full);
         assert_eq!(
             suite.command,
             "node --test --test-reporter=tap \
              --test-reporter-destination=\"$SKILLGATE_REPORT_DIR\"/node-test.tap \
-             --test-reporter=spec --test-reporter-destination=stdout"
+             --test-reporter=spec --test-reporter-destination=stdout tests/slug.test.js"
         );
+        let bare = strings(&["--test", "tests/slug.test.js"]);
         for (version, args) in [
-            (Some((18, 14)), strings(&["--test"])),
+            (Some((18, 14)), bare.clone()),
             (Some((18, 15)), full.clone()),
-            (Some((19, 5)), strings(&["--test"])),
+            (Some((19, 5)), bare.clone()),
             (Some((22, 0)), full.clone()),
             (None, full.clone()),
         ] {
@@ -832,7 +918,73 @@ mod tests {
         }
         let (_, reason) =
             unavailable_reason(detect(&Fake::all().without_tool("node"), &dir, &files));
-        assert_eq!(reason, "node:test suite found, but `node` is not installed");
+        assert!(
+            reason.starts_with("node:test suite found, but `node` is not installed (help: "),
+            "{reason}"
+        );
+    }
+
+    #[test]
+    fn node_test_runs_only_its_own_files_by_name() {
+        let test = "const { test } = require(\"node:test\");\ntest(\"a\", () => {});\n";
+        let harness = "// Run by hand: node test/manual-harness.js\nconsole.log(\"ok\");\n";
+        let (dir, files) = setup(&[
+            ("test/grade.js", test),
+            ("test/manual-harness.js", harness),
+            ("test-slug.mjs", test),
+            ("lib/grade_test.cjs", test),
+            ("scripts/test.js", test),
+            ("spec/grade.spec.js", test),
+            ("tests/helpers.js", test),
+            ("node_modules/x/a.test.js", test),
+            ("test.foo.js", test),
+        ]);
+        let suite = found(detect(&Fake::all(), &dir, &files));
+        assert_eq!(
+            suite.args[5..].to_vec(),
+            strings(&[
+                "test/grade.js",
+                "test-slug.mjs",
+                "lib/grade_test.cjs",
+                "scripts/test.js"
+            ])
+        );
+        // Harnesses alone are no suite.
+        let (dir, files) = setup(&[("test/manual-harness.js", harness)]);
+        assert_eq!(detect(&Fake::all(), &dir, &files), Resolution::None);
+    }
+
+    #[test]
+    fn node_test_patterns_are_nodes() {
+        // node's own list (lib/internal/test_runner/utils.js `kPatterns`, node 20 and 22).
+        for path in [
+            "test.js",
+            "test.cjs",
+            "test.mjs",
+            "test-foo.js",
+            "foo.test.mjs",
+            "foo-test.cjs",
+            "foo_test.js",
+            "test/anything.js",
+            "a/test/b/c.mjs",
+        ] {
+            assert!(is_node_test_file(path), "{path}");
+        }
+        for path in [
+            "test",
+            "test.djs",
+            "foo.js",
+            "test.foo.js",
+            "test_foo.js",
+            "testfoo.js",
+            "foo-test1.mjs",
+            "tests/a.js",
+            "foo.spec.js",
+            "node_modules/a/test.js",
+            "test/a.ts",
+        ] {
+            assert!(!is_node_test_file(path), "{path}");
+        }
     }
 
     #[test]

@@ -1,54 +1,123 @@
-//! Python: pytest, unittest.
+//! Python: pytest, unittest. Only files pytest would collect, and that read as tests, make a
+//! suite: a program named `test_*.py` whose functions take its command line's values is none.
 
 use std::path::Path;
 
 use super::host::Host;
+use super::python_source::PythonSource;
 use super::resolve::{MAX_DETECT_BYTES, Resolution, detected, file_name, unavailable, with_tool};
 
+/// What installs pytest, and the coverage plugin the gate measures with.
+pub(super) const PIP_INSTALL: &str = "python3 -m pip install pytest pytest-cov";
+
+/// pytest's defaults: `python_files`, and the `norecursedirs` it never collects from.
+const PYTHON_FILES: &[&str] = &["test_*.py", "*_test.py"];
+const NORECURSE: &[&str] = &[
+    "*.egg",
+    ".*",
+    "_darcs",
+    "build",
+    "CVS",
+    "dist",
+    "node_modules",
+    "venv",
+    "{arch}",
+];
+
+/// The Python suite of a skill whose files are `files`, when some of them are tests; `None`
+/// when none is.
 pub(super) fn python_suite(
     host: &dyn Host,
     dir: &Path,
     repo: &Path,
     files: &[String],
-    tests: &[&str],
-) -> Resolution {
-    if !uses_pytest(dir, repo, files, tests) {
+) -> Option<Resolution> {
+    let config = PytestConfig::read(dir, repo, files);
+    let candidates: Vec<&str> = files
+        .iter()
+        .map(String::as_str)
+        .filter(|f| config.collects(f))
+        .collect();
+    if candidates.is_empty() {
+        return None;
+    }
+    // Fixtures every test may ask for: those the conftest files define.
+    let mut fixtures = Vec::new();
+    let mut generated = false;
+    for conftest in files.iter().filter(|f| file_name(f) == "conftest.py") {
+        if let Some(text) = read_text(repo, &dir.join(conftest)) {
+            let source = PythonSource::read(&text);
+            fixtures.extend(source.fixtures);
+            generated |= source.generates_tests;
+        }
+    }
+    let mut tests: Vec<(&str, PythonSource)> = Vec::new();
+    let mut not_tests: Vec<&str> = Vec::new();
+    for file in candidates {
+        // An unreadable file says nothing either way: pytest is left to collect it.
+        let Some(text) = read_text(repo, &dir.join(file)) else {
+            tests.push((file, PythonSource::default()));
+            continue;
+        };
+        let source = PythonSource::read(&text);
+        if source.looks_like_tests(&fixtures, generated) {
+            tests.push((file, source));
+        } else {
+            not_tests.push(file);
+        }
+    }
+    if tests.is_empty() {
+        return None;
+    }
+    let names: Vec<&str> = tests.iter().map(|(f, _)| *f).collect();
+    if !uses_pytest(dir, repo, files, &tests) {
         // unittest writes no report file, and coverage.py needs a second command to write
         // one: its verbose text on stderr is the report.
-        let args = unittest_args(files, tests);
+        let args = unittest_args(files, &names);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        return with_tool(host, detected("unittest", "python3", &args), "python3");
+        return Some(with_tool(
+            host,
+            detected("unittest", "python3", &args),
+            "python3",
+        ));
     }
     let python = host.has_tool("python3");
-    let mut args = vec![
+    let mut args: Vec<String> = [
         "-m",
         "pytest",
         "--junitxml={report_dir}/pytest.xml",
         // xunit1 keeps each case's file and line.
         "-o",
         "junit_family=xunit1",
-    ];
+    ]
+    .map(str::to_owned)
+    .to_vec();
     if python && host.has_python_module("pytest_cov") {
-        args.extend(["--cov=.", "--cov-report=json:{report_dir}/coverage.json"]);
+        args.extend(["--cov=.", "--cov-report=json:{report_dir}/coverage.json"].map(str::to_owned));
     }
+    // pytest would collect these too, and fail on what it cannot supply.
+    args.extend(not_tests.iter().map(|f| format!("--ignore={f}")));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let suite = detected("pytest", "python3", &args);
     if !python {
-        return unavailable(suite, "python3");
+        return Some(unavailable(suite, "python3"));
     }
     if !host.has_python_module("pytest") {
-        return Resolution::Unavailable {
+        return Some(Resolution::Unavailable {
             suite: Some(suite),
-            reason: "pytest suite found, but the `pytest` module is not installed for python3"
-                .to_owned(),
-        };
+            reason: format!(
+                "pytest suite found, but the `pytest` module is not installed for python3 \
+                 (help: run `{PIP_INSTALL}`)"
+            ),
+        });
     }
-    Resolution::Found(suite)
+    Some(Resolution::Found(suite))
 }
 
 /// pytest when the skill configures it or a test file needs it: one imports pytest, or has no
 /// `TestCase` (plain `test_` functions, which unittest does not collect). unittest when every
 /// test file is a unittest module.
-fn uses_pytest(dir: &Path, repo: &Path, files: &[String], tests: &[&str]) -> bool {
+fn uses_pytest(dir: &Path, repo: &Path, files: &[String], tests: &[(&str, PythonSource)]) -> bool {
     let has_name = |name: &str| files.iter().any(|f| file_name(f) == name);
     let says = |file: &str, section: &str| {
         files.iter().any(|f| f == file)
@@ -62,17 +131,156 @@ fn uses_pytest(dir: &Path, repo: &Path, files: &[String], tests: &[&str]) -> boo
     {
         return true;
     }
-    tests.iter().any(|test| {
-        // An unreadable file says nothing either way.
-        read_text(repo, &dir.join(test)).is_some_and(|text| {
-            let imports_pytest = text
-                .lines()
-                .map(str::trim_start)
-                .any(|line| line.starts_with("import pytest") || line.starts_with("from pytest"));
-            // `TestCase`, not `import unittest`: pytest suites import `unittest.mock` too.
-            imports_pytest || !text.contains("TestCase")
-        })
+    // `TestCase`, not `import unittest`: pytest suites import `unittest.mock` too. An
+    // unreadable file says nothing either way.
+    tests.iter().any(|(_, source)| {
+        *source != PythonSource::default() && (source.imports_pytest || !source.has_test_case)
     })
+}
+
+/// What a pytest configuration at the skill's root says about collection: `python_files` and
+/// `testpaths`, from the first of the files pytest itself reads that has a pytest section.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct PytestConfig {
+    python_files: Vec<String>,
+    testpaths: Vec<String>,
+}
+
+impl Default for PytestConfig {
+    fn default() -> Self {
+        Self {
+            python_files: PYTHON_FILES.iter().map(|&p| p.to_owned()).collect(),
+            testpaths: Vec::new(),
+        }
+    }
+}
+
+impl PytestConfig {
+    fn read(dir: &Path, repo: &Path, files: &[String]) -> Self {
+        let text = |name: &str| {
+            files
+                .iter()
+                .any(|f| f == name)
+                .then(|| read_text(repo, &dir.join(name)))
+                .flatten()
+        };
+        let ini = [
+            ("pytest.ini", "pytest"),
+            (".pytest.ini", "pytest"),
+            ("pyproject.toml", ""),
+            ("tox.ini", "pytest"),
+            ("setup.cfg", "tool:pytest"),
+        ];
+        for (name, section) in ini {
+            let Some(text) = text(name) else { continue };
+            let values = if section.is_empty() {
+                toml_options(&text)
+            } else {
+                ini_options(&text, section)
+            };
+            if let Some(options) = values {
+                let mut config = Self::default();
+                let get = |key: &str| options.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+                if let Some(files) = get("python_files").filter(|v| !v.is_empty()) {
+                    config.python_files.clone_from(files);
+                }
+                if let Some(paths) = get("testpaths") {
+                    config.testpaths = paths
+                        .iter()
+                        .map(|p| p.trim_start_matches("./").trim_end_matches('/').to_owned())
+                        .collect();
+                }
+                return config;
+            }
+        }
+        Self::default()
+    }
+
+    /// Whether pytest, run in the skill without arguments, would collect `path`.
+    fn collects(&self, path: &str) -> bool {
+        let name = file_name(path);
+        let parents: Vec<&str> = path.split('/').collect();
+        let parents = &parents[..parents.len().saturating_sub(1)];
+        if !name.ends_with(".py")
+            || parents
+                .iter()
+                .any(|p| NORECURSE.iter().any(|n| crate::glob::matches(n, p)))
+        {
+            return false;
+        }
+        let named = self.python_files.iter().any(|pattern| {
+            if pattern.contains('/') {
+                crate::glob::matches(pattern, path)
+            } else {
+                crate::glob::matches(pattern, name)
+            }
+        });
+        let under = self.testpaths.is_empty()
+            || self.testpaths.iter().any(|t| {
+                t.is_empty()
+                    || t == "."
+                    || path.starts_with(&format!("{t}/"))
+                    || path == t
+                    || (crate::glob::is_glob(t)
+                        && (0..parents.len())
+                            .any(|n| crate::glob::matches(t, &parents[..=n].join("/"))))
+            });
+        named && under
+    }
+}
+
+/// `key = value` pairs of `[section]` in an INI file, values split on whitespace (continuation
+/// lines included); `None` without the section.
+fn ini_options(text: &str, section: &str) -> Option<Vec<(String, Vec<String>)>> {
+    let header = format!("[{section}]");
+    let mut lines = text.lines().skip_while(|l| l.trim() != header);
+    lines.next()?;
+    let mut options: Vec<(String, Vec<String>)> = Vec::new();
+    for line in lines {
+        let trimmed = line.trim();
+        if trimmed.starts_with('[') {
+            break;
+        }
+        if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with(';') {
+            continue;
+        }
+        let words = |v: &str| v.split_whitespace().map(str::to_owned).collect::<Vec<_>>();
+        if line.starts_with(char::is_whitespace) {
+            if let Some((_, values)) = options.last_mut() {
+                values.extend(words(trimmed));
+            }
+        } else if let Some((key, value)) =
+            trimmed.split_once('=').or_else(|| trimmed.split_once(':'))
+        {
+            options.push((key.trim().to_owned(), words(value)));
+        }
+    }
+    Some(options)
+}
+
+/// `[tool.pytest.ini_options]` (or pytest 9's `[tool.pytest]`) in a `pyproject.toml`.
+fn toml_options(text: &str) -> Option<Vec<(String, Vec<String>)>> {
+    let doc: toml::Table = toml::from_str(text).ok()?;
+    let pytest = doc.get("tool")?.get("pytest")?;
+    let table = pytest
+        .get("ini_options")
+        .and_then(toml::Value::as_table)
+        .or_else(|| pytest.as_table())?;
+    let options = table
+        .iter()
+        .filter_map(|(key, value)| {
+            let values = match value {
+                toml::Value::String(s) => s.split_whitespace().map(str::to_owned).collect(),
+                toml::Value::Array(items) => items
+                    .iter()
+                    .filter_map(|i| i.as_str().map(str::to_owned))
+                    .collect(),
+                _ => return None,
+            };
+            Some((key.clone(), values))
+        })
+        .collect();
+    Some(options)
 }
 
 fn read_text(repo: &Path, path: &Path) -> Option<String> {
@@ -105,11 +313,15 @@ fn unittest_args(files: &[String], tests: &[&str]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use crate::suite::Resolution;
     use crate::suite::testing::{Fake, detect, found, setup, strings, unavailable_reason};
 
     #[test]
     fn pytest_writes_junit_and_coverage_when_pytest_cov_is_there() {
-        let (dir, files) = setup(&[("tests/test_x.py", ""), ("conftest.py", "")]);
+        let (dir, files) = setup(&[
+            ("tests/test_x.py", "def test_x():\n    pass\n"),
+            ("conftest.py", ""),
+        ]);
         let suite = found(detect(&Fake::all(), &dir, &files));
         assert_eq!(suite.framework.as_deref(), Some("pytest"));
         assert_eq!(suite.program, "python3");
@@ -146,12 +358,17 @@ mod tests {
         let (suite, reason) = unavailable_reason(detect(&host, &dir, &files));
         assert_eq!(
             reason,
-            "pytest suite found, but the `pytest` module is not installed for python3"
+            "pytest suite found, but the `pytest` module is not installed for python3 (help: \
+             run `python3 -m pip install pytest pytest-cov`)"
         );
         assert_eq!(suite.args, junit);
         let (_, reason) =
             unavailable_reason(detect(&Fake::all().without_tool("python3"), &dir, &files));
-        assert_eq!(reason, "pytest suite found, but `python3` is not installed");
+        assert_eq!(
+            reason,
+            "pytest suite found, but `python3` is not installed (help: run `apt-get install \
+             python3`, or use actions/setup-python)"
+        );
     }
 
     #[test]
@@ -230,9 +447,99 @@ mod tests {
         let (dir, names) = setup(&[("test_a.py", case)]);
         let (_, reason) =
             unavailable_reason(detect(&Fake::all().without_tool("python3"), &dir, &names));
-        assert_eq!(
-            reason,
-            "unittest suite found, but `python3` is not installed"
+        assert!(
+            reason.starts_with("unittest suite found, but `python3` is not installed (help: "),
+            "{reason}"
         );
+    }
+
+    const CLI: &str = "import argparse\n\ndef test_api_authentication(token, api_url):\n    \
+                       pass\n\nif __name__ == \"__main__\":\n    \
+                       argparse.ArgumentParser().parse_args()\n";
+
+    #[test]
+    fn a_cli_named_like_a_test_is_no_suite_and_is_kept_from_pytest() {
+        let (dir, files) = setup(&[("scripts/test_api_auth.py", CLI), ("SKILL.md", "")]);
+        assert_eq!(detect(&Fake::all(), &dir, &files), Resolution::None);
+        // Beside real tests, pytest is told not to collect it.
+        let (dir, files) = setup(&[
+            ("scripts/test_api_auth.py", CLI),
+            ("tests/test_grade.py", "def test_a(tmp_path):\n    pass\n"),
+        ]);
+        let suite = found(detect(&Fake::all(), &dir, &files));
+        assert_eq!(suite.framework.as_deref(), Some("pytest"));
+        assert_eq!(
+            suite.args.last().map(String::as_str),
+            Some("--ignore=scripts/test_api_auth.py")
+        );
+        // A conftest that supplies its arguments makes it a test again.
+        let (dir, files) = setup(&[
+            (
+                "scripts/test_api_auth.py",
+                "def test_api_authentication(token, api_url):\n    pass\n",
+            ),
+            (
+                "scripts/conftest.py",
+                "import pytest\n\n@pytest.fixture\ndef token():\n    return 't'\n\n\
+                 @pytest.fixture\ndef api_url():\n    return 'http://localhost'\n",
+            ),
+        ]);
+        let suite = found(detect(&Fake::all(), &dir, &files));
+        assert!(
+            suite.args.iter().all(|a| !a.starts_with("--ignore")),
+            "{:?}",
+            suite.args
+        );
+    }
+
+    #[test]
+    fn only_what_pytest_would_collect_is_looked_at() {
+        let test = "def test_a():\n    pass\n";
+        let cases: &[(&[(&str, &str)], bool)] = &[
+            (&[("check_grade.py", test)], false),
+            (
+                &[
+                    ("check_grade.py", test),
+                    ("pytest.ini", "[pytest]\npython_files = check_*.py\n"),
+                ],
+                true,
+            ),
+            (
+                &[
+                    ("check_grade.py", test),
+                    (
+                        "pyproject.toml",
+                        "[tool.pytest.ini_options]\npython_files = [\"check_*.py\"]\n",
+                    ),
+                ],
+                true,
+            ),
+            (
+                &[
+                    ("src/test_grade.py", test),
+                    (
+                        "setup.cfg",
+                        "[metadata]\nname = x\n\n[tool:pytest]\ntestpaths =\n    tests\n",
+                    ),
+                ],
+                false,
+            ),
+            (
+                &[
+                    ("tests/unit/test_grade.py", test),
+                    ("tox.ini", "[pytest]\ntestpaths = tests\n"),
+                ],
+                true,
+            ),
+            (&[("node_modules/x/test_a.py", test)], false),
+            (&[(".venv/lib/test_a.py", test)], false),
+            (&[("grade_test.py", test)], true),
+            (&[("test_grade.txt", test)], false),
+        ];
+        for (files, expected) in cases {
+            let (dir, names) = setup(files);
+            let got = detect(&Fake::all(), &dir, &names);
+            assert_eq!(got != Resolution::None, *expected, "{files:?}: {got:?}");
+        }
     }
 }

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::bats::bats_suite;
+use super::bun::bun_suite;
 use super::host::{Host, Machine};
 use super::node::{node_plan, node_suite, node_test_suite, read_package};
 use super::python::python_suite;
@@ -176,24 +178,37 @@ fn file_suite(
 }
 
 /// A framework found in the skill's files, run the way its users run it plus the flags that
-/// write its report (and coverage) into [`REPORT_DIR`].
+/// write its report (and coverage) into [`REPORT_DIR`]. Only files the framework would run,
+/// and that read as its tests, make a suite.
 fn detect_framework(host: &dyn Host, dir: &Path, repo: &Path, files: &[String]) -> Resolution {
-    if files.iter().any(|f| f == "package.json")
-        && let Some(package) = read_package(repo, &dir.join("package.json"))
-        && let Some(plan) = node_plan(&package)
-    {
-        return node_suite(host, dir, repo, files, &package, plan);
-    }
-    if files.iter().any(|f| is_node_test_file(f)) {
-        return node_test_suite(host);
-    }
-    let python: Vec<&str> = files
+    let package = files
         .iter()
-        .map(String::as_str)
-        .filter(|f| is_python_test_file(f))
-        .collect();
-    if !python.is_empty() {
-        return python_suite(host, dir, repo, files, &python);
+        .any(|f| f == "package.json")
+        .then(|| read_package(repo, &dir.join("package.json")))
+        .flatten();
+    if let Some(found) = bun_suite(
+        host,
+        dir,
+        repo,
+        files,
+        package.as_ref().and_then(|p| p.test.as_deref()),
+        package.as_ref().is_some_and(|p| p.scripts_use_bun),
+    ) {
+        return found;
+    }
+    if let Some(package) = &package
+        && let Some(plan) = node_plan(package)
+    {
+        return node_suite(host, dir, repo, files, package, plan);
+    }
+    if let Some(found) = node_test_suite(host, dir, repo, files) {
+        return found;
+    }
+    if let Some(found) = python_suite(host, dir, repo, files) {
+        return found;
+    }
+    if let Some(found) = bats_suite(host, files) {
+        return found;
     }
     if files.iter().any(|f| f.ends_with("_test.go")) {
         let suite = detected(
@@ -219,18 +234,6 @@ pub(super) fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
-fn is_node_test_file(path: &str) -> bool {
-    let name = file_name(path);
-    [".test.js", ".test.mjs", ".test.cjs", "_test.js", ".spec.js"]
-        .iter()
-        .any(|s| name.ends_with(s))
-}
-
-fn is_python_test_file(path: &str) -> bool {
-    let name = file_name(path);
-    name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
-}
-
 /// A detected suite of `program args`.
 pub(super) fn detected(framework: &str, program: &str, args: &[&str]) -> Suite {
     let args: Vec<String> = args.iter().map(|&a| a.to_owned()).collect();
@@ -253,14 +256,36 @@ pub(super) fn with_tool(host: &dyn Host, suite: Suite, tool: &str) -> Resolution
 }
 
 pub(super) fn unavailable(suite: Suite, tool: &str) -> Resolution {
-    let reason = match &suite.framework {
+    let mut reason = match &suite.framework {
         Some(framework) => format!("{framework} suite found, but `{tool}` is not installed"),
         None => format!("test suite needs `{tool}`, which is not installed"),
     };
+    if let Some(help) = install_help(tool) {
+        reason.push_str(&format!(" (help: {help})"));
+    }
     Resolution::Unavailable {
         suite: Some(suite),
         reason,
     }
+}
+
+/// How a person installs `tool` on the machine that runs the gate (a GitHub-hosted runner, a
+/// Debian or Ubuntu image): the command, or where the installer is.
+pub(super) fn install_help(tool: &str) -> Option<String> {
+    let help = match tool {
+        "python3" => "run `apt-get install python3`, or use actions/setup-python".to_owned(),
+        "node" | "npm" => "run `apt-get install nodejs npm`, or use actions/setup-node".to_owned(),
+        "bun" => "run `npm install -g bun`".to_owned(),
+        // npm's `bats` package installs no `bats` command.
+        "bats" => "run `apt-get install bats`, or see \
+                   https://bats-core.readthedocs.io/en/stable/installation.html"
+            .to_owned(),
+        "go" => "see https://go.dev/dl/, or use actions/setup-go".to_owned(),
+        "cargo" => "see https://rustup.rs".to_owned(),
+        "bash" => "run `apt-get install bash`".to_owned(),
+        _ => return None,
+    };
+    Some(help)
 }
 
 /// The first executable file named `program` on `PATH`.
@@ -281,6 +306,8 @@ mod tests {
     use super::*;
     use crate::suite::testing::{Fake, detect, found, setup, strings, unavailable_reason};
 
+    const NODE_TEST: &str = "const test = require(\"node:test\");\ntest(\"a\", () => {});\n";
+
     #[test]
     fn a_suite_file_named_like_an_option_is_passed_as_a_path() {
         let (dir, files) = setup(&[("-i.sh", "")]);
@@ -299,7 +326,11 @@ mod tests {
 
     #[test]
     fn declared_wins_then_conventional_then_framework() {
-        let (dir, files) = setup(&[("test.sh", ""), ("run_tests.sh", ""), ("x.test.js", "")]);
+        let (dir, files) = setup(&[
+            ("test.sh", ""),
+            ("run_tests.sh", ""),
+            ("x.test.js", NODE_TEST),
+        ]);
         let root = dir.path().canonicalize().expect("canon");
         let meta = SkillMeta {
             test_suite: Some("run_tests.sh".into()),
@@ -344,7 +375,10 @@ mod tests {
             &meta,
             &files,
         ));
-        assert_eq!(reason, "test suite needs `bash`, which is not installed");
+        assert_eq!(
+            reason,
+            "test suite needs `bash`, which is not installed (help: run `apt-get install bash`)"
+        );
     }
 
     #[test]
@@ -376,7 +410,7 @@ mod tests {
     fn a_package_without_tests_leaves_detection_to_the_files() {
         let (dir, files) = setup(&[
             ("package.json", r#"{"dependencies":{"left-pad":"1"}}"#),
-            ("a.test.mjs", ""),
+            ("a.test.mjs", NODE_TEST),
         ]);
         let suite = found(detect(&Fake::all(), &dir, &files));
         assert_eq!(suite.framework.as_deref(), Some("node:test"));
@@ -400,7 +434,11 @@ mod tests {
             ])
         );
         let (_, reason) = unavailable_reason(detect(&Fake::all().without_tool("go"), &dir, &files));
-        assert_eq!(reason, "go suite found, but `go` is not installed");
+        assert_eq!(
+            reason,
+            "go suite found, but `go` is not installed (help: see https://go.dev/dl/, or use \
+             actions/setup-go)"
+        );
 
         let (dir, files) = setup(&[("Cargo.toml", ""), ("src/lib.rs", "")]);
         let suite = found(detect(&Fake::all(), &dir, &files));
@@ -414,7 +452,10 @@ mod tests {
         );
         let (_, reason) =
             unavailable_reason(detect(&Fake::all().without_tool("cargo"), &dir, &files));
-        assert_eq!(reason, "cargo suite found, but `cargo` is not installed");
+        assert_eq!(
+            reason,
+            "cargo suite found, but `cargo` is not installed (help: see https://rustup.rs)"
+        );
 
         let (dir, files) = setup(&[("README.md", "")]);
         assert_eq!(detect(&Fake::all(), &dir, &files), Resolution::None);

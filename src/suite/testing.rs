@@ -59,6 +59,10 @@ impl Fake {
             node: Some((20, 20)),
         }
     }
+    pub(super) fn with_tool(mut self, tool: &'static str) -> Self {
+        self.tools.push(tool);
+        self
+    }
     pub(super) fn without_tool(mut self, tool: &str) -> Self {
         self.tools.retain(|t| *t != tool);
         self

@@ -7,3 +7,4 @@
 )]
 
 pub mod github;
+pub mod tools;

@@ -5,6 +5,7 @@
 use memchr::memmem;
 
 use super::entropy;
+use super::jwt;
 use super::placeholder;
 use super::scan::Hit;
 
@@ -340,6 +341,7 @@ fn secret_value(value: &str) -> bool {
         && !placeholder::looks_like_path_or_url(value)
         && !placeholder::looks_like_number_or_date(value)
         && !placeholder::looks_like_code(value)
+        && !jwt::is_unsigned(value)
         && entropy::random_enough(value)
 }
 
@@ -470,6 +472,7 @@ mod tests {
             "token_expires: 2024-01-01T00:00:00Z",
             "password: hunter2",
             "password: aaaaaaaab1",
+            "An unsigned token: `eyJhbGciOiJub25lIn0.eyJzdWIiOiJib3QifQ.`",
             // Names that are not a secret's.
             "password_hash = \"$2b$12$KIXQJ9aZ1n8Yx0Qv3m5e6O\"",
             "max_tokens = 4096",

@@ -33,6 +33,14 @@ pub fn find(text: &str, hits: &mut Vec<Hit>) {
     }
 }
 
+/// A JWT whose signature is empty (`alg: none`): no credential, whatever name it is given.
+pub fn is_unsigned(value: &str) -> bool {
+    value.starts_with(ANCHOR)
+        && value.ends_with('.')
+        && value.matches('.').count() == 2
+        && value.bytes().all(|b| base64url(b) || b == b'.')
+}
+
 fn match_jwt(bytes: &[u8], start: usize) -> Option<usize> {
     let header_end = part(bytes, start, MAX_HEADER)?;
     let payload_start = dot(bytes, header_end)?;

@@ -1,5 +1,7 @@
-//! Hardcoded secrets in a skill's files: provider tokens, private keys, JWTs and secrets assigned
-//! to a name that says so. A finding carries only the redacted value, never the secret.
+//! Hardcoded secrets in a skill's files: provider tokens, private keys, JWTs, passwords in URLs
+//! and secrets assigned to a name that says so. A finding carries only the redacted value, never
+//! the secret. Placeholders are no finding; a value without a provider's format that its place
+//! calls an example (a test fixture, `# example`, a Markdown label) is a warning.
 //!
 //! Every rule reads a bounded window around an anchor (a provider prefix, a PEM marker, a key
 //! name), so a scan is linear in the text: a minified bundle or a 100,000-line script costs no
@@ -7,6 +9,7 @@
 
 mod assignment;
 mod entropy;
+mod example;
 mod jwt;
 mod pem;
 mod placeholder;
@@ -14,5 +17,7 @@ mod scan;
 #[cfg(test)]
 pub(crate) mod testing;
 mod tokens;
+mod url;
 
-pub use scan::{RULES, SecretFinding, redact, redact_text, scan};
+pub use example::Example;
+pub use scan::{Level, RULES, SecretFinding, redact, redact_text, scan};

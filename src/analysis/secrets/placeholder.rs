@@ -2,7 +2,9 @@
 //! or a secret store, documented example keys, and shapes no generated secret has (words,
 //! identifiers, paths, URLs, dates).
 
-/// Case-insensitive fragments that mark a placeholder, a template or a reference.
+/// Case-insensitive words that mark a placeholder (`YOUR_KEY_HERE`, `example-password`). They
+/// count among other words only (see [`is_wordy`]): a random value holds `fake` or `Test` by
+/// chance about once in ten thousand, and a real secret stays a secret.
 const MARKERS: &[&str] = &[
     "your",
     "example",
@@ -26,6 +28,11 @@ const MARKERS: &[&str] = &[
     "todo",
     "fixme",
     "xxxx",
+];
+
+/// Case-insensitive fragments of a mask, a template or a reference: a placeholder wherever they
+/// are in a value.
+const TEMPLATES: &[&str] = &[
     "****",
     "...",
     "…",
@@ -36,7 +43,6 @@ const MARKERS: &[&str] = &[
     "${",
     "$(",
     "%(",
-    "%s",
     "secrets.",
     "environ",
     "process.env",
@@ -45,6 +51,9 @@ const MARKERS: &[&str] = &[
     "env(",
     "env.",
 ];
+
+/// Keys that are public or reach only test data: Stripe's test-mode and publishable keys.
+const NOT_SECRET_PREFIXES: &[&str] = &["sk_test_", "rk_test_", "pk_test_", "pk_live_"];
 
 /// Example values from providers' documentation, each a suffix of the value that shows it (the
 /// provider prefix left off, so that no scanner reads this file as holding a token).
@@ -78,7 +87,10 @@ pub fn is_placeholder(value: &str) -> bool {
         return true;
     }
     let lower = value.to_ascii_lowercase();
-    if MARKERS.iter().any(|m| lower.contains(m)) {
+    if TEMPLATES.iter().any(|m| lower.contains(m))
+        || NOT_SECRET_PREFIXES.iter().any(|p| value.starts_with(p))
+        || (MARKERS.iter().any(|m| lower.contains(m)) && is_wordy(value))
+    {
         return true;
     }
     let bytes = value.as_bytes();
@@ -86,33 +98,213 @@ pub fn is_placeholder(value: &str) -> bool {
         // `$VAR`, `${VAR}`, `$(command)`, PowerShell's `$env:VAR`.
         [b'$', next, ..] => next.is_ascii_alphabetic() || matches!(next, b'_' | b'{' | b'('),
         // `%VAR%` (Windows), `{name}` (format strings).
-        [b'%', .., b'%'] | [b'{', .., b'}'] => true,
+        [b'%', inner @ .., b'%'] => inner
+            .iter()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_'),
+        [b'{', .., b'}'] => true,
         _ => false,
     };
     reference || is_repetitive(bytes)
 }
 
+/// A provider token's body that stands for one: documented, repetitive or sequential, or a
+/// marker word (`your`, `example`, `test`…) among words (`YourStripeSecretKeyGoesHere00`). A
+/// marker alone does not count: a random body of 160 characters holds `Test` or `mock` about
+/// once in a thousand, and a real key stays a key.
+pub fn is_placeholder_token(body: &str) -> bool {
+    if body.is_empty() || DOCUMENTED.iter().any(|d| body.ends_with(d)) {
+        return true;
+    }
+    let lower = body.to_ascii_lowercase();
+    let marked = MARKERS.iter().any(|m| lower.contains(m));
+    (marked && is_wordy(body)) || is_repetitive(body.as_bytes())
+}
+
+/// Words placeholders are written with, besides [`MARKERS`].
+const PLACEHOLDER_WORDS: &[&str] = &[
+    "my", "me", "a", "the", "for", "of", "to", "with", "this", "will", "not", "real", "work",
+    "goes", "put", "enter", "here", "value", "string", "random", "bytes", "api", "key", "keys",
+    "token", "secret", "password", "pass", "access", "client", "id", "auth", "bot", "app", "db",
+    "user", "admin", "live", "prod", "dev", "ci", "stripe", "github", "slack", "aws", "openai",
+    "x",
+];
+
+/// Half of the characters or more are in [`MARKERS`] or [`PLACEHOLDER_WORDS`], read greedily
+/// (`YourStripeSecretKeyGoesHere00`, `your-api-key`): no random value comes near.
+fn is_wordy(body: &str) -> bool {
+    let lower = body.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
+    let (mut i, mut in_words) = (0, 0);
+    while i < bytes.len() {
+        let longest = MARKERS
+            .iter()
+            .chain(PLACEHOLDER_WORDS)
+            .filter(|w| bytes[i..].starts_with(w.as_bytes()))
+            .map(|w| w.len())
+            .max();
+        match longest {
+            // One letter alone is no word (`x` runs are).
+            Some(len) if len > 1 || bytes[i] == b'x' => {
+                in_words += len;
+                i += len;
+            }
+            _ => i += 1,
+        }
+    }
+    in_words * 2 >= bytes.len()
+}
+
 /// Longer values are not checked for a repeated pattern (the check is quadratic in the length).
 const MAX_PATTERN_CHECK: usize = 512;
 
-/// One character repeated, mostly ascending runs (`abcdef123456`), or a short pattern repeated.
+/// One character repeated, a short pattern repeated (`abcabcabc`), or a value made mostly of
+/// runs (see [`is_sequential`]).
 fn is_repetitive(bytes: &[u8]) -> bool {
     let Some(first) = bytes.first() else {
         return true;
     };
-    if bytes.iter().all(|b| b == first) {
-        return true;
-    }
-    let steps = bytes
-        .windows(2)
-        .filter(|w| w[1] == w[0].wrapping_add(1))
-        .count();
-    if steps * 4 >= (bytes.len() - 1) * 3 {
+    // `secret_abc123def456`: a word, then the sequence.
+    let tail = bytes
+        .iter()
+        .position(|b| matches!(b, b'_' | b'-'))
+        .filter(|&at| bytes[..at].iter().all(u8::is_ascii_alphabetic))
+        .map_or(&bytes[..0], |at| &bytes[at + 1..]);
+    if bytes.iter().all(|b| b == first) || is_sequential(bytes) || is_sequential(tail) {
         return true;
     }
     bytes.len() <= MAX_PATTERN_CHECK
         && (1..=bytes.len() / 3)
             .any(|period| bytes.iter().zip(&bytes[period..]).all(|(a, b)| a == b))
+}
+
+/// Rows of a keyboard: `qwerty` and `asdf` are runs too.
+const KEYBOARD: &[&[u8]] = &[b"qwertyuiop", b"asdfghjkl", b"zxcvbnm"];
+
+/// Whether `b` follows `a` in the alphabet (in one case), the digits (`9` → `0` included) or a
+/// keyboard row.
+fn follows(a: u8, b: u8) -> bool {
+    let next = match a {
+        b'9' => b'0',
+        b'z' | b'Z' => return false,
+        _ if a.is_ascii_alphanumeric() => a + 1,
+        _ => return false,
+    };
+    let (a, b_lower) = (a.to_ascii_lowercase(), b.to_ascii_lowercase());
+    b == next
+        || KEYBOARD
+            .iter()
+            .any(|row| row.windows(2).any(|w| w == [a, b_lower]))
+}
+
+/// Two thirds of the characters or more sit in runs of 3 or more that ascend, descend or
+/// repeat, reading every character (`abc123def456`) or every other one (`A1B2C3D4…`, two
+/// interleaved runs), each part between separators apart: the shape of a value typed to look like a key. A random value of 12
+/// characters holds one such run with a chance near 1%, and then it covers a quarter of it.
+pub fn is_sequential(bytes: &[u8]) -> bool {
+    if bytes.len() < 6 {
+        return false;
+    }
+    let covered = |part: &[u8], lag: usize| -> usize {
+        (0..lag)
+            .map(|phase| {
+                let seq: Vec<u8> = part.iter().skip(phase).step_by(lag).copied().collect();
+                in_runs(&seq)
+            })
+            .sum()
+    };
+    // Each part between separators on its own (`SG.<id>.<secret>`), the better reading of each.
+    let covered: usize = bytes
+        .split(|b| !b.is_ascii_alphanumeric())
+        .map(|part| covered(part, 1).max(covered(part, 2)))
+        .sum();
+    covered * 3 >= bytes.len() * 2
+}
+
+/// How many characters of `seq` are in runs of 3 or more of one step: up, down or the same.
+fn in_runs(seq: &[u8]) -> usize {
+    let step = |a: u8, b: u8| -> Option<i8> {
+        if a == b {
+            Some(0)
+        } else if follows(a, b) {
+            Some(1)
+        } else if follows(b, a) {
+            Some(-1)
+        } else {
+            None
+        }
+    };
+    let mut covered = 0;
+    let mut i = 0;
+    while i + 1 < seq.len() {
+        let Some(s) = step(seq[i], seq[i + 1]) else {
+            i += 1;
+            continue;
+        };
+        let mut j = i + 1;
+        while j + 1 < seq.len() && step(seq[j], seq[j + 1]) == Some(s) {
+            j += 1;
+        }
+        let len = j - i + 1;
+        if len >= 3 {
+            covered += len;
+        }
+        i = j;
+    }
+    covered
+}
+
+/// Words people build a sample password from; a value made only of these, a sequence or a year,
+/// and a few symbols is the textbook example of a password (`Password123!`, `StrongPass@2025!`,
+/// `Admin@1234`), shown in docs to say what a valid one looks like.
+const PASSWORD_WORDS: &[&str] = &[
+    "password", "passw0rd", "p@ssw0rd", "p@ssword", "pass", "pwd", "secret", "admin", "root",
+    "user", "login", "letmein", "welcome", "hello", "qwerty", "strong", "secure", "super",
+    "master", "my", "demo", "example", "sample", "test", "changeit", "default", "summer", "winter",
+    "spring", "autumn", "monkey", "dragon", "sunshine", "iloveyou", "abc", "new", "temp", "guest",
+    "db", "app", "dev", "prod",
+];
+
+/// A sample password: only [`PASSWORD_WORDS`] (any case), digits that run (`123`, `4321`) or
+/// make a year (`2025`), and at most 3 symbols, with at least one word.
+pub fn is_sample_password(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    let bytes = lower.as_bytes();
+    let (mut i, mut words, mut symbols) = (0, 0, 0);
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii_digit() {
+            let end = i + bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+            let digits = &bytes[i..end];
+            let year =
+                digits.len() == 4 && (digits.starts_with(b"19") || digits.starts_with(b"20"));
+            if !(year || digits.len() <= 2 || in_runs(digits) == digits.len()) {
+                return false;
+            }
+            i = end;
+        } else if b.is_ascii_alphabetic() || b == b'@' {
+            // The longest word here (`p@ssw0rd` spells with a symbol and a digit).
+            let Some(word) = PASSWORD_WORDS
+                .iter()
+                .filter(|w| bytes[i..].starts_with(w.as_bytes()))
+                .max_by_key(|w| w.len())
+            else {
+                if b == b'@' {
+                    symbols += 1;
+                    i += 1;
+                    continue;
+                }
+                return false;
+            };
+            words += 1;
+            i += word.len();
+        } else if b.is_ascii_punctuation() {
+            symbols += 1;
+            i += 1;
+        } else {
+            return false;
+        }
+    }
+    words > 0 && symbols <= 3
 }
 
 /// Words or an identifier rather than a secret: parts of letters, each maybe followed by a
@@ -229,6 +421,91 @@ mod tests {
             "test-secret-9f3k",
         ] {
             assert!(is_placeholder(value), "{value:?} is a placeholder");
+        }
+    }
+
+    #[test]
+    fn sequences_typed_to_look_random() {
+        for value in [
+            "SyA1B2C3D4E5F6G7H8I9J0K1L2M3N4O5P6Q",
+            "abc123def456",
+            "123456",
+            "abcdef",
+            "987654321zyx",
+            "qwertyuiop1234",
+            "a1b2c3d4e5f6",
+            "aaabbbcccddd",
+        ] {
+            assert!(is_sequential(value.as_bytes()), "{value:?} is a sequence");
+            assert!(is_placeholder(value), "{value:?} is a placeholder");
+        }
+        // A word, then the sequence.
+        assert!(is_placeholder("secret_abc123def456"));
+        for value in [
+            "k3J9xQ2mZr8T",
+            "Zfeq8#kQ2mVr7tLw",
+            "9f86d081884c7d659a2feaa0c55ad015",
+            "abc",
+            "Xk29vLqP7mZt",
+        ] {
+            assert!(!is_sequential(value.as_bytes()), "{value:?} is no sequence");
+        }
+    }
+
+    #[test]
+    fn random_bodies_are_never_placeholders() {
+        use super::super::testing::{ALNUM, BASE64URL, UPPER_DIGIT, fake};
+        const HEX: &[u8] = b"0123456789abcdef";
+        const PASSWORD: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789!#%+=@^";
+        for seed in 0..3000 {
+            for (alphabet, len) in [
+                (UPPER_DIGIT, 16),
+                (ALNUM, 20),
+                (ALNUM, 36),
+                (BASE64URL, 35),
+                (HEX, 32),
+                (BASE64URL, 95),
+                (BASE64URL, 156),
+            ] {
+                let body = fake(alphabet, len, seed);
+                assert!(!is_placeholder_token(&body), "{body}");
+            }
+            let password = fake(PASSWORD, 12 + (seed % 8) as usize, seed);
+            assert!(!is_placeholder(&password), "{password}");
+            assert!(!is_sample_password(&password), "{password}");
+        }
+    }
+
+    #[test]
+    fn provider_bodies_among_words() {
+        for body in [
+            "YourStripeSecretKeyGoesHere00",
+            "YOUR_SECRET_KEY_HERE",
+            "not-a-real-token-this-will-not-work",
+            "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "EXAMPLEKEY1234567890",
+        ] {
+            assert!(is_placeholder_token(body), "{body}");
+        }
+        // A marker inside a random body is chance, not a placeholder.
+        assert!(!is_placeholder_token("k3J9xQ2mTestZr8TwQ7vL1pN"));
+    }
+
+    #[test]
+    fn sample_passwords() {
+        for value in [
+            "Password123!",
+            "StrongPass@2025!",
+            "Admin@1234",
+            "P@ssw0rd2024",
+            "Welcome@2024",
+            "Qwerty123!",
+            "MySecretPassword1",
+        ] {
+            assert!(is_sample_password(value), "{value:?} is a sample");
+        }
+        for value in ["q7Rk2mXz9LpW", "Password9731!", "Zebra@2025!", "2025!", ""] {
+            assert!(!is_sample_password(value), "{value:?} is no sample");
         }
     }
 

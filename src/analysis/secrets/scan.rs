@@ -1,11 +1,13 @@
 //! Every rule over every file: overlaps go to the provider's rule over the generic one, each
-//! finding is placed by line and column, and only its redaction leaves this module.
+//! finding is placed by line and column and given its level, and only its redaction leaves this
+//! module.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::{assignment, jwt, pem, tokens};
+use super::example::{self, Example, Lines};
+use super::{assignment, jwt, pem, tokens, url};
 use crate::analysis::{Source, Sources};
 
 /// The rule ids a finding can carry.
@@ -19,10 +21,30 @@ pub const RULES: &[&str] = &[
     "slack-webhook",
     "stripe-live-key",
     "google-api-key",
+    "openai-api-key",
+    "anthropic-api-key",
+    "notion-token",
+    "npm-token",
+    "pypi-token",
+    "sendgrid-api-key",
+    "twilio-api-key",
+    "huggingface-token",
     "private-key",
     "jwt",
     "generic-secret",
+    "url-password",
 ];
+
+/// How much a finding weighs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// A secret: remove it and rotate it.
+    Error,
+    /// A value shaped like a secret that its place says is an example (see [`Example`]): shown
+    /// with the reason, never blocking.
+    Warning,
+}
 
 /// A hardcoded secret: where it is and what it starts with, never the secret itself.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
@@ -37,6 +59,10 @@ pub struct SecretFinding {
     pub column: u32,
     /// The secret's first 4 characters, then `…` (see [`redact`]).
     pub redacted: String,
+    pub level: Level,
+    /// Why a warning is one; `None` for an error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub example: Option<Example>,
 }
 
 /// A secret's place in a text: offsets, never the text.
@@ -82,15 +108,30 @@ fn scan_file(source: &Source) -> Vec<SecretFinding> {
     let mut hits = find_all(text, code);
     hits.sort_by_key(|h| h.at);
     let mut place = Place::default();
+    // Read only when a generic secret needs its place judged.
+    let mut lines: Option<Lines<'_>> = None;
     hits.iter()
         .map(|hit| {
             let (line, column) = place.advance(text, hit.at);
+            let secret = text.get(hit.start..hit.end).unwrap_or_default();
+            // A provider's format with a random body is a secret wherever it is.
+            let example = hit.generic.then(|| {
+                let lines = lines.get_or_insert_with(|| Lines::new(&source.path, text));
+                example::judge(&source.path, lines, line, secret)
+            });
+            let example = example.flatten();
             SecretFinding {
                 rule: hit.rule,
                 file: source.path.clone(),
                 line,
                 column,
-                redacted: redact(text.get(hit.start..hit.end).unwrap_or_default()),
+                redacted: redact(secret),
+                level: if example.is_some() {
+                    Level::Warning
+                } else {
+                    Level::Error
+                },
+                example,
             }
         })
         .collect()
@@ -103,6 +144,7 @@ fn find_all(text: &str, code: bool) -> Vec<Hit> {
     pem::find(text, &mut hits);
     jwt::find(text, &mut hits);
     assignment::find(text, code, &mut hits);
+    url::find(text, &mut hits);
     resolve(hits)
 }
 
@@ -219,6 +261,8 @@ mod tests {
             line,
             column,
             redacted: redacted.to_owned(),
+            level: Level::Error,
+            example: None,
         }
     }
 
@@ -474,7 +518,15 @@ mod tests {
 
     #[test]
     fn positive_fixtures_find_exactly_the_expected_secrets() {
-        let found: Vec<String> = scan(&fixture("positive"))
+        let scanned = scan(&fixture("positive"));
+        // Real-format keys are errors, `# example` beside one or not.
+        assert!(
+            scanned
+                .iter()
+                .all(|f| f.level == Level::Error && f.example.is_none()),
+            "{scanned:?}"
+        );
+        let found: Vec<String> = scanned
             .iter()
             .map(|f| {
                 format!(

@@ -8,6 +8,7 @@ pub const BASE64: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 pub const BASE64URL: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 const DIGITS: &[u8] = b"0123456789";
 const HEX: &[u8] = b"0123456789abcdef";
+const LETTERS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 /// A password's characters: letters, digits and the symbols people add.
 const PASSWORD: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789!#%+=@^";
 
@@ -106,6 +107,27 @@ pub fn fixture_value(kind: &str, seed: u64) -> Option<String> {
             let lines: Vec<String> = (0..4).map(|i| fake(BASE64, 64, seed + i)).collect();
             pem_block(label, &lines.join("\n")).trim_end().to_owned()
         }
+        "openai" => format!(
+            "sk-proj-{}T3BlbkFJ{}",
+            fake(BASE64URL, 74, seed),
+            fake(BASE64URL, 74, seed + 1000)
+        ),
+        "anthropic" => format!("sk-ant-api03-{}AA", fake(BASE64URL, 93, seed)),
+        "notion" => format!(
+            "ntn_{}{}",
+            fake(DIGITS, 11, seed),
+            fake(ALNUM, 35, seed + 1000)
+        ),
+        "npm" => format!("npm_{}", fake(ALNUM, 36, seed)),
+        "pypi" => format!("pypi-AgEIcHlwaS5vcmc{}", fake(BASE64URL, 120, seed)),
+        "sendgrid" => format!(
+            "SG.{}.{}",
+            fake(BASE64URL, 22, seed),
+            fake(BASE64URL, 43, seed + 1000)
+        ),
+        "twilio" => format!("SK{}", fake(HEX, 32, seed)),
+        "huggingface" => format!("hf_{}", fake(LETTERS, 34, seed)),
+        "url-password" => fake(ALNUM, 20, seed),
         "password" => fake(PASSWORD, 16, seed),
         "token" => fake(ALNUM, 32, seed),
         "hex" => fake(HEX, 40, seed),

@@ -1,10 +1,11 @@
 //! Provider tokens known by their prefix: AWS access key ids, GitHub, GitLab, Slack, Stripe live
-//! keys, Google API keys, and Slack webhook URLs.
+//! keys, Google, OpenAI, Anthropic, Notion, npm, PyPI, SendGrid, Twilio and Hugging Face keys, and
+//! Slack webhook URLs.
 
 use memchr::memmem;
 
 use super::entropy;
-use super::placeholder::is_placeholder;
+use super::placeholder::is_placeholder_token;
 use super::scan::Hit;
 
 /// How long the body after the prefix may be.
@@ -44,6 +45,12 @@ struct Prefixed {
     trim: &'static [u8],
     /// Whether the body must contain a digit (Slack's numeric team and user ids).
     digit: bool,
+    /// What else the body's shape must hold (SendGrid's dot, Anthropic's `AA` ending).
+    shape: fn(&[u8]) -> bool,
+}
+
+fn any(_: &[u8]) -> bool {
+    true
 }
 
 fn alnum(b: u8) -> bool {
@@ -64,6 +71,9 @@ fn alnum_underscore_dash_dot(b: u8) -> bool {
 fn upper_digit(b: u8) -> bool {
     b.is_ascii_uppercase() || b.is_ascii_digit()
 }
+fn lower_hex(b: u8) -> bool {
+    b.is_ascii_digit() || (b'a'..=b'f').contains(&b)
+}
 
 const PREFIXED: &[Prefixed] = &[
     // Long-term (AKIA) and temporary (ASIA) access key ids; the other A*A ids name principals.
@@ -75,6 +85,7 @@ const PREFIXED: &[Prefixed] = &[
         len: Len::Exactly(&[16]),
         trim: &[],
         digit: false,
+        shape: any,
     },
     // Classic personal, OAuth, user-to-server and installation tokens: 30 random characters and
     // a 6-character checksum.
@@ -86,6 +97,7 @@ const PREFIXED: &[Prefixed] = &[
         len: Len::Exactly(&[36]),
         trim: &[],
         digit: false,
+        shape: any,
     },
     // Refresh tokens: 36 characters, or 76 in the GitHub App guides.
     Prefixed {
@@ -96,6 +108,7 @@ const PREFIXED: &[Prefixed] = &[
         len: Len::Exactly(&[36, 76]),
         trim: &[],
         digit: false,
+        shape: any,
     },
     // Fine-grained personal access tokens: 22 characters, `_`, 59 characters.
     Prefixed {
@@ -106,6 +119,7 @@ const PREFIXED: &[Prefixed] = &[
         len: Len::Exactly(&[82]),
         trim: &[],
         digit: false,
+        shape: any,
     },
     // Personal, project and group access tokens (20 characters, or longer and dotted in the
     // routable format), pipeline trigger, deploy, runner, feed, service account and CI build
@@ -120,16 +134,18 @@ const PREFIXED: &[Prefixed] = &[
         len: Len::Between(20, 300),
         trim: b".",
         digit: false,
+        shape: any,
     },
     // Bot, user, app-level, refresh and legacy workspace tokens: numeric ids and a random tail.
     Prefixed {
         rule: "slack-token",
-        prefixes: &["xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-"],
+        prefixes: &["xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xapp-"],
         word: alnum_underscore_dash,
         body: alnum_dash,
         len: Len::Between(20, 255),
         trim: b"-",
         digit: true,
+        shape: any,
     },
     // Live-mode secret and restricted keys. Test-mode keys (`sk_test_`) reach no money and no
     // live data and Stripe's guides publish them; publishable keys (`pk_`) are public by design.
@@ -141,6 +157,7 @@ const PREFIXED: &[Prefixed] = &[
         len: Len::Between(20, 255),
         trim: &[],
         digit: false,
+        shape: any,
     },
     Prefixed {
         rule: "google-api-key",
@@ -150,8 +167,132 @@ const PREFIXED: &[Prefixed] = &[
         len: Len::Exactly(&[35]),
         trim: &[],
         digit: false,
+        shape: any,
+    },
+    // Project, service account and admin keys: about 160 characters of base64url.
+    Prefixed {
+        rule: "openai-api-key",
+        prefixes: &["sk-proj-", "sk-svcacct-", "sk-admin-"],
+        word: alnum_underscore_dash,
+        body: alnum_underscore_dash,
+        len: Len::Between(40, 300),
+        trim: &[],
+        digit: false,
+        shape: any,
+    },
+    // Legacy user keys: 48 characters around the base64 of `OpenAI`.
+    Prefixed {
+        rule: "openai-api-key",
+        prefixes: &["sk-"],
+        word: alnum_underscore_dash,
+        body: alnum,
+        len: Len::Exactly(&[48]),
+        trim: &[],
+        digit: false,
+        shape: openai_legacy,
+    },
+    // API and Admin API keys: 93 characters of base64url, then `AA`.
+    Prefixed {
+        rule: "anthropic-api-key",
+        prefixes: &["sk-ant-api03-", "sk-ant-admin01-"],
+        word: alnum_underscore_dash,
+        body: alnum_underscore_dash,
+        len: Len::Exactly(&[95]),
+        trim: &[],
+        digit: false,
+        shape: anthropic,
+    },
+    // Internal integration tokens: `ntn_` and 46 characters, formerly `secret_` and 43.
+    Prefixed {
+        rule: "notion-token",
+        prefixes: &["ntn_"],
+        word: alnum_underscore,
+        body: alnum,
+        len: Len::Exactly(&[46]),
+        trim: &[],
+        digit: false,
+        shape: any,
+    },
+    Prefixed {
+        rule: "notion-token",
+        prefixes: &["secret_"],
+        word: alnum_underscore,
+        body: alnum,
+        len: Len::Exactly(&[43]),
+        trim: &[],
+        digit: false,
+        shape: any,
+    },
+    // Granular and classic access tokens: 36 characters.
+    Prefixed {
+        rule: "npm-token",
+        prefixes: &["npm_"],
+        word: alnum_underscore,
+        body: alnum,
+        len: Len::Exactly(&[36]),
+        trim: &[],
+        digit: false,
+        shape: any,
+    },
+    // API tokens are macaroons: `pypi-` and base64url that starts with the encoded issuer
+    // (`pypi.org`, `test.pypi.org`).
+    Prefixed {
+        rule: "pypi-token",
+        prefixes: &["pypi-AgEIcHlwaS5vcmc", "pypi-AgENdGVzdC5weXBpLm9yZw"],
+        word: alnum_underscore_dash,
+        body: alnum_underscore_dash,
+        len: Len::Between(50, 1000),
+        trim: &[],
+        digit: false,
+        shape: any,
+    },
+    // `SG.`, a 22-character key id, `.`, a 43-character secret.
+    Prefixed {
+        rule: "sendgrid-api-key",
+        prefixes: &["SG."],
+        word: alnum_underscore_dash_dot,
+        body: alnum_underscore_dash_dot,
+        len: Len::Exactly(&[66]),
+        trim: &[],
+        digit: false,
+        shape: sendgrid,
+    },
+    // API key SIDs: `SK` and 32 lowercase hex digits (the key's secret is shown once, beside it).
+    Prefixed {
+        rule: "twilio-api-key",
+        prefixes: &["SK"],
+        word: alnum,
+        body: lower_hex,
+        len: Len::Exactly(&[32]),
+        trim: &[],
+        digit: false,
+        shape: any,
+    },
+    // User access tokens: `hf_` and 34 letters.
+    Prefixed {
+        rule: "huggingface-token",
+        prefixes: &["hf_"],
+        word: alnum_underscore,
+        body: alnum,
+        len: Len::Exactly(&[34]),
+        trim: &[],
+        digit: false,
+        shape: any,
     },
 ];
+
+/// `T3BlbkFJ` is `OpenAI` in base64: every legacy key holds it.
+fn openai_legacy(body: &[u8]) -> bool {
+    memmem::find(body, b"T3BlbkFJ").is_some()
+}
+
+fn anthropic(body: &[u8]) -> bool {
+    body.ends_with(b"AA")
+}
+
+fn sendgrid(body: &[u8]) -> bool {
+    body.get(22) == Some(&b'.') && memchr::memchr_iter(b'.', body).count() == 1
+}
 
 /// Below this a body is too regular for a generated token (`AKIA0000000000000001`). A random
 /// body of these lengths has 3.5 to 5 bits per character.
@@ -201,8 +342,11 @@ fn match_prefixed(bytes: &[u8], rule: &Prefixed, start: usize, prefix: usize) ->
     // The body is ASCII by construction.
     let body = std::str::from_utf8(&bytes[body_start..body_end]).ok()?;
     let digit_ok = !rule.digit || body.bytes().any(|b| b.is_ascii_digit());
+    if !(rule.shape)(body.as_bytes()) {
+        return None;
+    }
     let random = entropy::shannon(body) >= MIN_BODY_BITS;
-    (digit_ok && random && !is_placeholder(body)).then_some(body_end)
+    (digit_ok && random && !is_placeholder_token(body)).then_some(body_end)
 }
 
 const SLACK_HOOKS: &str = "hooks.slack.com/";
@@ -240,12 +384,16 @@ fn match_slack_webhook(bytes: &[u8], anchor: usize) -> Option<Hit> {
         && segments.iter().all(|s| !s.is_empty())
         && last.len() >= 16
         && last.bytes().all(alnum);
-    (shaped && !is_placeholder(last)).then(|| Hit::new("slack-webhook", start, end))
+    (shaped && !is_placeholder_token(last)).then(|| Hit::new("slack-webhook", start, end))
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{ALNUM, UPPER_DIGIT, fake};
+    use super::super::testing::{ALNUM, BASE64URL, UPPER_DIGIT, fake};
+
+    const HEX: &[u8] = b"0123456789abcdef";
+    const DIGITS: &[u8] = b"0123456789";
+    const LETTERS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
     use super::*;
 
     fn found(text: &str) -> Vec<(&'static str, &str)> {
@@ -296,6 +444,40 @@ mod tests {
             ),
             ("google-api-key", format!("AIza{}", fake(ALNUM, 35, 17))),
             (
+                "openai-api-key",
+                format!("sk-proj-{}", fake(BASE64URL, 156, 21)),
+            ),
+            (
+                "openai-api-key",
+                format!("sk-{}T3BlbkFJ{}", fake(ALNUM, 20, 22), fake(ALNUM, 20, 23)),
+            ),
+            (
+                "anthropic-api-key",
+                format!("sk-ant-api03-{}AA", fake(BASE64URL, 93, 24)),
+            ),
+            ("notion-token", format!("ntn_{}", fake(ALNUM, 46, 25))),
+            ("notion-token", format!("secret_{}", fake(ALNUM, 43, 26))),
+            ("npm-token", format!("npm_{}", fake(ALNUM, 36, 27))),
+            (
+                "pypi-token",
+                format!("pypi-AgEIcHlwaS5vcmc{}", fake(BASE64URL, 80, 28)),
+            ),
+            (
+                "sendgrid-api-key",
+                format!("SG.{}.{}", fake(BASE64URL, 22, 29), fake(BASE64URL, 43, 30)),
+            ),
+            ("twilio-api-key", format!("SK{}", fake(HEX, 32, 31))),
+            ("huggingface-token", format!("hf_{}", fake(LETTERS, 34, 32))),
+            (
+                "slack-token",
+                format!(
+                    "xapp-1-A{}-{}-{}",
+                    fake(UPPER_DIGIT, 10, 33),
+                    fake(DIGITS, 13, 34),
+                    fake(HEX, 64, 35)
+                ),
+            ),
+            (
                 "slack-webhook",
                 format!(
                     "https://hooks.slack.com/services/T{}/B{}/{}",
@@ -335,6 +517,13 @@ mod tests {
             format!("AIza{}", &gh[..34]),
             format!("sk_test_{gh}"),
             format!("pk_live_{gh}"),
+            // A SendGrid key without its dot, a legacy OpenAI key without `T3BlbkFJ`, an
+            // Anthropic key without its `AA`.
+            format!("SG.{}", fake(ALNUM, 66, 36)),
+            format!("sk-{}", fake(ALNUM, 48, 37)),
+            format!("sk-ant-api03-{}", fake(ALNUM, 95, 38).replace("AA", "Ab")),
+            format!("client_secret_{}", fake(ALNUM, 43, 39)),
+            format!("SK{}", fake(HEX, 32, 40).to_uppercase()),
             "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX".into(),
             "https://hooks.slack.com/services/".into(),
         ] {
@@ -356,6 +545,13 @@ mod tests {
             "xoxb-0000000000-0000000000000-xxxxxxxxxxxxxxxxxxxxxxxx",
             "sk_live_YourStripeSecretKeyGoesHere00",
             concat!("AI", "zaSyDOCAbC123dEf456GhI789jKl012-MnO"),
+            // Sequential bodies: typed to look like a key (issue #15).
+            concat!("AI", "zaSyA1B2C3D4E5F6G7H8I9J0K1L2M3N4O5P6Q"),
+            concat!("gh", "p_abc123def456ghi789abc123def456ghi789"),
+            concat!("np", "m_A1B2C3D4E5F6G7H8I9J0K1L2M3N4O5P6Q7R8"),
+            concat!("S", "K0123456789abcdef0123456789abcdef"),
+            concat!("h", "f_abcdefghijklmnopqrstuvwxyzabcdefgh"),
+            concat!("nt", "n_abc123def456"),
         ] {
             assert_eq!(found(text), [], "in {text:?}");
         }

@@ -1,0 +1,481 @@
+//! What a Python file shows about itself: whether it is a test module pytest or unittest can
+//! run, or a program that only has `test` in its name (`scripts/test_api_auth.py`, whose
+//! `test_api_authentication(token, api_url)` takes a command line's values, not fixtures).
+
+/// pytest's own fixtures, and those of the plugins most suites install: a test function may
+/// take these without defining them.
+const KNOWN_FIXTURES: &[&str] = &[
+    // pytest
+    "cache",
+    "capfd",
+    "capfdbinary",
+    "caplog",
+    "capsys",
+    "capsysbinary",
+    "doctest_namespace",
+    "monkeypatch",
+    "pytestconfig",
+    "pytester",
+    "record_property",
+    "record_testsuite_property",
+    "record_xml_attribute",
+    "recwarn",
+    "request",
+    "subtests",
+    "testdir",
+    "tmp_path",
+    "tmp_path_factory",
+    "tmpdir",
+    "tmpdir_factory",
+    // pytest-mock, pytest-asyncio, anyio, pytest-benchmark, requests-mock, pytest-httpx,
+    // pytest-freezer, syrupy, pytest-httpserver, Faker
+    "mocker",
+    "class_mocker",
+    "module_mocker",
+    "session_mocker",
+    "event_loop",
+    "anyio_backend",
+    "benchmark",
+    "requests_mock",
+    "httpx_mock",
+    "freezer",
+    "snapshot",
+    "httpserver",
+    "faker",
+];
+
+/// What one Python file says.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(super) struct PythonSource {
+    /// `import pytest`, `from pytest import …`.
+    pub imports_pytest: bool,
+    /// A class deriving from a `TestCase`.
+    pub has_test_case: bool,
+    /// `test*` functions and methods pytest collects, each with the parameters it asks pytest
+    /// to supply (not `self`, not those with defaults) and the names parametrize gives it.
+    pub tests: Vec<TestFunction>,
+    /// Fixtures the file defines (`@pytest.fixture`), by the name tests ask for.
+    pub fixtures: Vec<String>,
+    /// It defines `pytest_generate_tests`, which may parametrize any argument.
+    pub generates_tests: bool,
+    /// `if __name__ == "__main__":` with its own command line (`argparse`, `sys.argv`, click,
+    /// typer): a program.
+    pub is_cli: bool,
+}
+
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(super) struct TestFunction {
+    pub name: String,
+    pub line: usize,
+    pub params: Vec<String>,
+    pub parametrized: Vec<String>,
+}
+
+impl PythonSource {
+    pub(super) fn read(text: &str) -> Self {
+        let lines: Vec<&str> = text.lines().collect();
+        let mut source = Self::default();
+        // Decorators seen since the last definition, their text joined.
+        let mut decorators = String::new();
+        // The indentation of the class whose body we are in, and whether pytest collects it.
+        let mut class: Option<(usize, bool)> = None;
+        let mut main_guard = false;
+        let mut parses_argv = false;
+        let mut i = 0;
+        while i < lines.len() {
+            let line = lines[i];
+            let trimmed = line.trim_start();
+            let indent = line.len() - trimmed.len();
+            i += 1;
+            if trimmed.is_empty() || trimmed.starts_with('#') {
+                continue;
+            }
+            if let Some((class_indent, _)) = class
+                && indent <= class_indent
+            {
+                class = None;
+            }
+            if trimmed.starts_with("import pytest")
+                || trimmed.starts_with("from pytest ")
+                || trimmed.starts_with("from pytest.")
+                || trimmed.starts_with("from _pytest")
+            {
+                source.imports_pytest = true;
+            }
+            if (trimmed.starts_with("import argparse")
+                || trimmed.starts_with("from argparse")
+                || trimmed.starts_with("import click")
+                || trimmed.starts_with("import typer")
+                || trimmed.contains("sys.argv")
+                || trimmed.contains("ArgumentParser("))
+                && !trimmed.starts_with('#')
+            {
+                parses_argv = true;
+            }
+            if indent == 0 && trimmed.starts_with("if __name__") && trimmed.contains("__main__") {
+                main_guard = true;
+            }
+            if trimmed.starts_with('@') {
+                let (decorator, next) = joined(&lines, i - 1, trimmed);
+                decorators.push_str(&decorator);
+                decorators.push('\n');
+                i = next;
+                continue;
+            }
+            if let Some(rest) = trimmed.strip_prefix("class ") {
+                let name: String = rest
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                let bases = rest[name.len()..].trim_start();
+                if bases.starts_with('(') && bases.contains("TestCase") {
+                    source.has_test_case = true;
+                }
+                // pytest collects `Test*` classes without an `__init__`; unittest's are
+                // collected for their `TestCase`.
+                let collected = name.starts_with("Test");
+                class = Some((indent, collected));
+                decorators.clear();
+                continue;
+            }
+            let def = trimmed
+                .strip_prefix("async def ")
+                .or_else(|| trimmed.strip_prefix("def "));
+            let Some(def) = def else {
+                decorators.clear();
+                continue;
+            };
+            let name: String = def
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            let line_number = i;
+            let (signature, next) = joined(&lines, i - 1, trimmed);
+            i = next;
+            let in_class = class.is_some_and(|(class_indent, _)| indent > class_indent);
+            let is_fixture = decorators.lines().any(is_fixture_decorator);
+            if is_fixture {
+                source
+                    .fixtures
+                    .push(fixture_name(&decorators).unwrap_or_else(|| name.clone()));
+            }
+            if name == "pytest_generate_tests" {
+                source.generates_tests = true;
+            }
+            let collected_here = match class {
+                Some((class_indent, collected)) if indent > class_indent => collected,
+                _ => indent == 0,
+            };
+            if name.starts_with("test") && collected_here && !is_fixture {
+                let mut params = parameters(&signature);
+                if in_class && !params.is_empty() {
+                    params.remove(0);
+                }
+                source.tests.push(TestFunction {
+                    name: name.clone(),
+                    line: line_number,
+                    params,
+                    parametrized: parametrized(&decorators),
+                });
+            }
+            decorators.clear();
+        }
+        source.is_cli = main_guard && parses_argv;
+        source
+    }
+
+    /// Whether pytest or unittest would find tests here that it can run: it imports pytest,
+    /// has a `TestCase`, or has a test whose every parameter pytest can supply (from `fixtures`,
+    /// the file's own, parametrize, or pytest's). A program with its own command line is a test
+    /// module only if it imports pytest or has a `TestCase`.
+    pub(super) fn looks_like_tests(&self, fixtures: &[String], generated: bool) -> bool {
+        if self.imports_pytest || self.has_test_case {
+            return true;
+        }
+        if self.is_cli {
+            return false;
+        }
+        self.tests.iter().any(|test| {
+            generated
+                || self.generates_tests
+                || test.params.iter().all(|p| {
+                    KNOWN_FIXTURES.contains(&p.as_str())
+                        || self.fixtures.contains(p)
+                        || fixtures.contains(p)
+                        || test.parametrized.contains(p)
+                })
+        })
+    }
+}
+
+/// The statement starting at `lines[start]` (from `first`, its trimmed text) up to where its
+/// brackets close, joined on one line; and the index of the line after it.
+fn joined(lines: &[&str], start: usize, first: &str) -> (String, usize) {
+    let mut text = first.to_owned();
+    let mut depth = bracket_depth(first);
+    let mut next = start + 1;
+    // A signature or decorator rarely spans more than a few dozen lines.
+    while depth > 0 && next < lines.len() && next < start + 64 {
+        text.push(' ');
+        text.push_str(lines[next].trim());
+        depth += bracket_depth(lines[next]);
+        next += 1;
+    }
+    (text, next)
+}
+
+fn bracket_depth(text: &str) -> i32 {
+    let mut depth = 0;
+    let mut quote: Option<char> = None;
+    for c in text.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '#') => break,
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') => depth -= 1,
+            _ => {}
+        }
+    }
+    depth
+}
+
+/// The parameters of `def name(…)` pytest would have to supply: not `*args`, `**kwargs`, the
+/// `/` and `*` markers, nor those with a default.
+fn parameters(signature: &str) -> Vec<String> {
+    let Some(open) = signature.find('(') else {
+        return Vec::new();
+    };
+    let inner = &signature[open + 1..];
+    let mut params = Vec::new();
+    for part in split_top_level(inner) {
+        let part = part.trim();
+        if part.is_empty() || part.starts_with('*') || part == "/" || part.contains('=') {
+            continue;
+        }
+        let name: String = part
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() {
+            params.push(name);
+        }
+    }
+    params
+}
+
+/// `text` (after an opening bracket) split at its top-level commas, up to the bracket that
+/// closes it.
+fn split_top_level(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut depth = 0;
+    let mut quote: Option<char> = None;
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, '(' | '[' | '{') => depth += 1,
+            (None, ')' | ']' | '}') if depth == 0 => {
+                parts.push(&text[start..i]);
+                return parts;
+            }
+            (None, ')' | ']' | '}') => depth -= 1,
+            (None, ',') if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+}
+
+/// The names `@pytest.mark.parametrize("a, b", …)` (or `(["a", "b"], …)`) gives a test.
+fn parametrized(decorators: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    for decorator in decorators.lines() {
+        let Some(at) = decorator.find("parametrize(") else {
+            continue;
+        };
+        let args = &decorator[at + "parametrize(".len()..];
+        let Some(first) = split_top_level(args).first().map(|s| s.trim()) else {
+            continue;
+        };
+        for literal in string_literals(first) {
+            names.extend(
+                literal
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .map(str::to_owned),
+            );
+        }
+    }
+    names
+}
+
+/// `@pytest.fixture`, `@fixture(…)`, `@pytest_asyncio.fixture`: not `@pytest.mark.usefixtures`.
+fn is_fixture_decorator(decorator: &str) -> bool {
+    let name = decorator
+        .trim_start_matches('@')
+        .split(['(', ' '])
+        .next()
+        .unwrap_or_default();
+    name == "fixture" || name.ends_with(".fixture")
+}
+
+/// The name a fixture decorator gives (`@pytest.fixture(name="db")`).
+fn fixture_name(decorators: &str) -> Option<String> {
+    let decorator = decorators.lines().find(|d| is_fixture_decorator(d))?;
+    let at = decorator.find("name=")?;
+    string_literals(&decorator[at + "name=".len()..])
+        .into_iter()
+        .next()
+}
+
+/// The contents of the quoted strings in `text`, in order.
+fn string_literals(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '"' || c == '\'' {
+            let literal: String = chars.by_ref().take_while(|&d| d != c).collect();
+            found.push(literal);
+        }
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cli_whose_test_function_takes_its_arguments_is_no_test_module() {
+        let text = "#!/usr/bin/env python3\n\"\"\"Check the API token.\"\"\"\nimport argparse\n\
+                    import requests\n\n\ndef test_api_authentication(token, api_url):\n    \
+                    return requests.get(api_url, headers={\"Authorization\": token}).ok\n\n\n\
+                    if __name__ == \"__main__\":\n    parser = argparse.ArgumentParser()\n    \
+                    parser.add_argument(\"--token\")\n    args = parser.parse_args()\n";
+        let source = PythonSource::read(text);
+        assert_eq!(
+            source.tests,
+            vec![TestFunction {
+                name: "test_api_authentication".into(),
+                line: 7,
+                params: vec!["token".into(), "api_url".into()],
+                parametrized: vec![],
+            }]
+        );
+        assert!(source.is_cli);
+        assert!(!source.looks_like_tests(&[], false));
+        // Without its command line, the parameters still say it is no pytest test.
+        let plain = "def test_api_authentication(token, api_url):\n    pass\n";
+        assert!(!PythonSource::read(plain).looks_like_tests(&[], false));
+        // Unless a conftest defines those fixtures.
+        let fixtures = ["token".to_owned(), "api_url".to_owned()];
+        assert!(PythonSource::read(plain).looks_like_tests(&fixtures, false));
+    }
+
+    #[test]
+    fn tests_pytest_can_supply_are_evidence() {
+        let cases = [
+            ("def test_a():\n    assert 1\n", true),
+            (
+                "def test_a(tmp_path, capsys, monkeypatch):\n    pass\n",
+                true,
+            ),
+            ("async def test_a(mocker):\n    pass\n", true),
+            (
+                "def test_a(\n    tmp_path,\n    retries: int = 3,\n    *args,\n):\n    pass\n",
+                true,
+            ),
+            ("def test_a(token):\n    pass\n", false),
+            ("def helper(token):\n    pass\n", false),
+            // Nested functions are not collected.
+            ("def run():\n    def test_a():\n        pass\n", false),
+            (
+                "@pytest.fixture\ndef token():\n    return 't'\n\ndef test_a(token):\n    pass\n",
+                true,
+            ),
+            (
+                "@pytest.fixture(name=\"db\")\ndef make_db():\n    pass\n\ndef test_a(db):\n    \
+                 pass\n",
+                true,
+            ),
+            (
+                "@mark.parametrize(\"x, expected\", [(1, 2)])\ndef test_a(x, expected):\n    \
+                 pass\n",
+                true,
+            ),
+            (
+                "@mark.parametrize(\n    (\"x\", \"y\"),\n    [(1, 2)],\n)\ndef test_a(x, y):\n    \
+                 pass\n",
+                true,
+            ),
+            (
+                "@mark.parametrize(\"x\", [1])\ndef test_a(x, y):\n    pass\n",
+                false,
+            ),
+            (
+                "class TestThing:\n    def test_a(self, tmp_path):\n        pass\n",
+                true,
+            ),
+            (
+                "class TestThing:\n    def test_a(self, token):\n        pass\n",
+                false,
+            ),
+            // Not a `Test` class: pytest does not collect its methods.
+            (
+                "class Helper:\n    def test_a(self):\n        pass\n",
+                false,
+            ),
+            (
+                "import unittest\nclass T(unittest.TestCase):\n    def test_a(self):\n        \
+                 pass\n",
+                true,
+            ),
+            ("import pytest\n", true),
+            (
+                "@mark.usefixtures(\"db\")\ndef test_a(token):\n    pass\n",
+                false,
+            ),
+            (
+                "def pytest_generate_tests(metafunc):\n    pass\n\ndef test_a(anything):\n    \
+                 pass\n",
+                true,
+            ),
+        ];
+        for (text, expected) in cases {
+            let source = PythonSource::read(text);
+            assert_eq!(source.looks_like_tests(&[], false), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_program_with_tests_counts_only_with_pytest_or_a_test_case() {
+        let cli = "import sys\n\ndef test_ping():\n    pass\n\nif __name__ == \"__main__\":\n    \
+                   main(sys.argv[1:])\n";
+        assert!(!PythonSource::read(cli).looks_like_tests(&[], false));
+        let with_pytest = format!("import pytest\n{cli}");
+        assert!(PythonSource::read(&with_pytest).looks_like_tests(&[], false));
+        // `unittest.main()` under the guard is no command line of its own.
+        let unit = "import unittest\n\nclass T(unittest.TestCase):\n    def test_a(self):\n        \
+                    pass\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
+        let source = PythonSource::read(unit);
+        assert!(!source.is_cli);
+        assert!(source.looks_like_tests(&[], false));
+    }
+
+    #[test]
+    fn fixtures_are_named_by_their_function_or_their_name() {
+        let text = "import pytest\n\n@pytest.fixture(scope=\"session\")\ndef api_url():\n    \
+                    return 'http://localhost'\n\n@pytest.fixture(\n    name=\"token\",\n)\ndef \
+                    _token():\n    return 't'\n";
+        assert_eq!(PythonSource::read(text).fixtures, vec!["api_url", "token"]);
+    }
+}

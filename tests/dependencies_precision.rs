@@ -1,0 +1,595 @@
+//! External dependencies are what the code calls (issue #15, point 5): links, examples,
+//! placeholders, docstrings and tests count for nothing; each service, host, manifest and
+//! declared name that counts is shown where it is (`file:line`), and the client libraries of
+//! well-known services are named by service.
+
+mod common;
+
+use common::{Repo, run_json, skill};
+use skillgate::analysis::Sources;
+use skillgate::analysis::dependencies::{self, Dependencies};
+use skillgate::skill::SkillMeta;
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+/// `check --all` on fixture skill `name` under `.claude/skills/`: its analysis, its
+/// `external_dependencies` criterion and its reasons.
+fn checked(name: &str) -> (serde_json::Value, serde_json::Value, String) {
+    let repo = Repo::plain();
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/dependencies")
+        .join(name);
+    copy_dir(&fixture, &repo.path().join(".claude/skills").join(name));
+    let (_, doc) = run_json(&repo, &["check", "--all"]);
+    let x = skill(&doc, name);
+    (
+        x["signals"]["analysis"].clone(),
+        x["decision"]["criteria"]["external_dependencies"].clone(),
+        x["decision"]["reasons"].to_string(),
+    )
+}
+
+fn strings(value: &serde_json::Value) -> Vec<String> {
+    value
+        .as_array()
+        .map(|items| {
+            items
+                .iter()
+                .filter_map(|i| i.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn analyze(files: &[(&str, &str)]) -> Dependencies {
+    dependencies::analyze(&Sources::from_texts(files), &SkillMeta::default())
+}
+
+#[test]
+fn links_examples_placeholders_docstrings_and_tests_are_no_dependencies() {
+    let (analysis, criterion, reasons) = checked("links-and-examples");
+    assert_eq!(
+        strings(&analysis["dependencies"]),
+        Vec::<String>::new(),
+        "{reasons}"
+    );
+    assert_eq!(analysis["dependency_count"], 0);
+    assert_eq!(
+        (&criterion["actual"], &criterion["passed"]),
+        (&serde_json::json!(0), &serde_json::json!(true)),
+        "{criterion}"
+    );
+}
+
+#[test]
+fn what_the_code_calls_is_listed_where_it_is() {
+    let (analysis, criterion, reasons) = checked("calls");
+    let at = ".claude/skills/calls";
+    let expected = vec![
+        format!("exports.tablehub.io ({at}/scripts/export.sh:3)"),
+        format!("notion (notion_client, {at}/scripts/sync.py:6)"),
+        format!(
+            "slack (@slack/web-api, {at}/scripts/notify.ts:1; slack.com, {at}/scripts/sync.py:15)"
+        ),
+        format!("status.pagewatch.io ({at}/SKILL.md:11)"),
+        format!("stripe (stripe, {at}/scripts/notify.ts:2)"),
+        // `requests` is no service's client: the manifest counts; `package.json` holds only
+        // the clients of slack and stripe, already counted.
+        format!("packages: notion-client, requests ({at}/requirements.txt:1)"),
+        // `notion` is the service counted above; `jq` is found nowhere else.
+        format!("declared: jq ({at}/SKILL.md:4)"),
+    ];
+    assert_eq!(strings(&analysis["dependencies"]), expected);
+    assert_eq!(analysis["dependency_count"], 7);
+    assert_eq!(criterion["actual"], 7, "{criterion}");
+    assert!(
+        reasons.contains(&format!(
+            "7 external dependencies > 3: exports.tablehub.io ({at}/scripts/export.sh:3), notion (notion_client, {at}/scripts/sync.py:6)"
+        )),
+        "{reasons}"
+    );
+}
+
+/// Each pattern the issue quotes, alone in a skill: it counts for nothing.
+#[test]
+fn each_false_positive_pattern_counts_zero() {
+    let cases: &[(&str, &str, &str)] = &[
+        (
+            "a hyperlink in a script's HTML",
+            "scripts/page.py",
+            "LINK = '<a href=\"https://github.com/acme/kit\">source</a>'\n",
+        ),
+        (
+            "Google Fonts in an HTML asset",
+            "assets/template.html",
+            "<link href=\"https://fonts.googleapis.com/css2?family=Inter\" rel=\"stylesheet\">\n",
+        ),
+        (
+            "Google Fonts in a template string",
+            "scripts/page.js",
+            "const head = `<link rel=\"preconnect\" href=\"https://fonts.gstatic.com\">`;\n",
+        ),
+        (
+            "CSS imports",
+            "scripts/style.py",
+            "CSS = \"@import url('https://fonts.googleapis.com/css2?family=Inter');\"\n",
+        ),
+        (
+            "a placeholder host in a curl example",
+            "SKILL.md",
+            "---\nname: x\ndescription: y\n---\n```bash\ncurl -X POST https://your-api.com/v1/items -d @item.json\n```\n",
+        ),
+        (
+            "a placeholder tenant on its own",
+            "scripts/call.sh",
+            "curl -s https://your-domain.com/api\nwget https://api.yourcompany.com/x\n",
+        ),
+        (
+            "a loopback server",
+            "scripts/health.sh",
+            "curl -fsS http://localhost:8080/health\ncurl http://127.0.0.1:9000/\ncurl http://0.0.0.0:3000\n",
+        ),
+        (
+            "reserved names",
+            "scripts/call.py",
+            "import requests\nrequests.get('https://api.example.com/v1')\nrequests.get('http://foo.bar/x')\n",
+        ),
+        (
+            "a docstring URL",
+            "scripts/sync.py",
+            "def sync():\n    \"\"\"Sync pages.\n\n    API reference: https://developers.notion.com/reference\n    \"\"\"\n    return 1\n",
+        ),
+        (
+            "a one-line docstring URL",
+            "scripts/sync.py",
+            "def sync():\n    '''See https://developers.notion.com/reference.'''\n",
+        ),
+        (
+            "a comment URL",
+            "scripts/sync.sh",
+            "#!/bin/bash\n# https://api.vendor.io/docs\necho done # see https://vendor.io\n",
+        ),
+        (
+            "a test-fixture URL",
+            "tests/test_sync.py",
+            "PAGES = 'https://api.notion.com/v1/pages'\n\ndef test_x():\n    assert PAGES\n",
+        ),
+        (
+            "a fixture file",
+            "tests/fixtures/page.json",
+            "{\"url\": \"https://api.notion.com/v1/pages/1\"}\n",
+        ),
+        (
+            "a client library imported by a test",
+            "scripts/test_client.py",
+            "from notion_client import Client\n",
+        ),
+        (
+            "a printed link",
+            "scripts/run.py",
+            "print('Get a token at https://www.notion.so/my-integrations')\n",
+        ),
+        (
+            "an echoed link",
+            "scripts/run.sh",
+            "echo \"Get a token at https://www.notion.so/my-integrations\"\n",
+        ),
+        (
+            "help text",
+            "scripts/run.py",
+            "parser.add_argument('--url', help='base URL, e.g. https://api.vendor.io')\n",
+        ),
+        (
+            "a Markdown link in a string",
+            "scripts/run.py",
+            "FOOTER = 'Made with [kit](https://kit.vendor.io)'\n",
+        ),
+        (
+            "metadata links",
+            "plugin.json",
+            "{\n  \"homepage\": \"https://kit.vendor.io\",\n  \"repository\": \"https://github.com/acme/kit\",\n  \"documentation\": \"https://docs.vendor.io\"\n}\n",
+        ),
+        (
+            "an XML namespace",
+            "scripts/svg.js",
+            "const svg = '<svg xmlns=\"http://www.w3.org/2000/svg\"></svg>';\n",
+        ),
+        (
+            "prose in SKILL.md",
+            "SKILL.md",
+            "---\nname: x\ndescription: y\n---\nSee https://api.vendor.io and <a href=\"https://github.com/acme/kit\">kit</a>.\n",
+        ),
+        (
+            "a reference document",
+            "references/api.md",
+            "```bash\ncurl https://api.vendor.io/v1\n```\n",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (what, path, text) in cases {
+        let deps = analyze(&[(path, text)]);
+        if deps.count() != 0 {
+            wrong.push(format!("{what}: {:?}", deps.counted()));
+        }
+    }
+    assert_eq!(wrong, Vec::<String>::new());
+    assert!(cases.len() >= 20);
+}
+
+/// Each kind of call, alone in a skill: it counts once, where it is.
+#[test]
+fn each_true_pattern_counts_with_its_file_and_line() {
+    let cases: &[(&str, &str, &str, &str)] = &[
+        (
+            "curl in a script",
+            "scripts/get.sh",
+            "#!/bin/bash\nset -e\ncurl -fsS https://api.vendor.io/v1/items\n",
+            "api.vendor.io (scripts/get.sh:3)",
+        ),
+        (
+            "wget in a SKILL.md shell fence",
+            "SKILL.md",
+            "---\nname: x\ndescription: y\n---\n```bash\nwget -q https://files.vendor.io/data.csv\n```\n",
+            "files.vendor.io (SKILL.md:6)",
+        ),
+        (
+            "requests with a URL",
+            "scripts/get.py",
+            "import requests\n\nr = requests.get('https://api.vendor.io/v1/items', timeout=5)\n",
+            "api.vendor.io (scripts/get.py:3)",
+        ),
+        (
+            "a base URL in a constant",
+            "scripts/get.py",
+            "import httpx\nBASE = \"https://api.vendor.io/v2\"\nhttpx.get(f\"{BASE}/items\")\n",
+            "api.vendor.io (scripts/get.py:2)",
+        ),
+        (
+            "urllib",
+            "scripts/get.py",
+            "from urllib.request import urlopen\nurlopen('https://feeds.vendor.io/rss')\n",
+            "feeds.vendor.io (scripts/get.py:2)",
+        ),
+        (
+            "fetch",
+            "scripts/get.js",
+            "const res = await fetch(\"https://api.vendor.io/items\");\n",
+            "api.vendor.io (scripts/get.js:1)",
+        ),
+        (
+            "axios",
+            "scripts/get.ts",
+            "import axios from 'axios';\n\nawait axios.post('https://api.vendor.io/items', body);\n",
+            "api.vendor.io (scripts/get.ts:3)",
+        ),
+        (
+            "a printed response",
+            "scripts/get.py",
+            "import requests\nprint(requests.get('https://api.vendor.io/v1').json())\n",
+            "api.vendor.io (scripts/get.py:2)",
+        ),
+        (
+            "a client library",
+            "scripts/sync.py",
+            "from notion_client import Client\n",
+            "notion (notion_client, scripts/sync.py:1)",
+        ),
+        (
+            "a client library in a SKILL.md code fence",
+            "SKILL.md",
+            "---\nname: x\ndescription: y\n---\n```python\nimport openai\n```\n",
+            "openai (openai, SKILL.md:6)",
+        ),
+        (
+            "a scoped npm client",
+            "scripts/post.ts",
+            "import Anthropic from '@anthropic-ai/sdk';\n",
+            "anthropic (@anthropic-ai/sdk, scripts/post.ts:1)",
+        ),
+        (
+            "a service's API host",
+            "scripts/post.sh",
+            "curl -s -X POST https://api.notion.com/v1/pages -d @page.json\n",
+            "notion (api.notion.com, scripts/post.sh:1)",
+        ),
+        (
+            "a tenant host with a placeholder",
+            "scripts/jira.sh",
+            "curl -s https://your-domain.atlassian.net/rest/api/3/issue/X-1\n",
+            "atlassian (atlassian.net, scripts/jira.sh:1)",
+        ),
+        (
+            "a manifest",
+            "requirements.txt",
+            "requests==2.32.3\npyyaml>=6\n",
+            "packages: requests, pyyaml (requirements.txt:1)",
+        ),
+        (
+            "a package.json",
+            "package.json",
+            "{\n  \"name\": \"x\",\n  \"dependencies\": {\"zod\": \"^3\"}\n}\n",
+            "packages: zod (package.json:3)",
+        ),
+        (
+            "a network tool with an address from a variable",
+            "scripts/get.sh",
+            "#!/bin/sh\ncurl -fsS \"$SOURCE_URL\" -o data.json\n",
+            "endpoint not named: curl (scripts/get.sh:2)",
+        ),
+        (
+            "ssh to a host",
+            "scripts/deploy.sh",
+            "ssh deploy@prod.vendor.io 'systemctl restart app'\n",
+            "prod.vendor.io (scripts/deploy.sh:1)",
+        ),
+        (
+            "curl in a SKILL.md fence writing a file",
+            "SKILL.md",
+            "---\nname: x\ndescription: y\n---\n```bash\ncurl -s https://api.vendor.io/v1 > out.json\n```\n",
+            "api.vendor.io (SKILL.md:6)",
+        ),
+    ];
+    let mut wrong = Vec::new();
+    for (what, path, text, expected) in cases {
+        let deps = analyze(&[(path, text)]);
+        if deps.counted() != [*expected] {
+            wrong.push(format!(
+                "{what}: {:?}, expected {expected:?}",
+                deps.counted()
+            ));
+        }
+    }
+    assert_eq!(wrong, Vec::<String>::new());
+}
+
+/// The client libraries of well-known services, one import each; the service each must be
+/// named by, or `None` for imports that reach no service.
+const PYTHON: &[(&str, Option<&str>)] = &[
+    ("from notion_client import Client", Some("notion")),
+    ("import stripe", Some("stripe")),
+    ("from slack_sdk import WebClient", Some("slack")),
+    ("from slack_bolt import App", Some("slack")),
+    ("from openai import OpenAI", Some("openai")),
+    ("import anthropic", Some("anthropic")),
+    ("import boto3", Some("aws")),
+    ("from botocore.config import Config", Some("aws")),
+    ("from google.cloud import storage", Some("google-cloud")),
+    (
+        "from googleapiclient.discovery import build",
+        Some("google-apis"),
+    ),
+    ("from twilio.rest import Client", Some("twilio")),
+    ("from sendgrid import SendGridAPIClient", Some("sendgrid")),
+    ("from github import Github", Some("github")),
+    ("import gitlab", Some("gitlab")),
+    ("from jira import JIRA", Some("atlassian")),
+    ("from atlassian import Confluence", Some("atlassian")),
+    ("from pyairtable import Api", Some("airtable")),
+    ("from hubspot import HubSpot", Some("hubspot")),
+    (
+        "from simple_salesforce import Salesforce",
+        Some("salesforce"),
+    ),
+    ("import shopify", Some("shopify")),
+    ("import discord", Some("discord")),
+    ("from telegram import Bot", Some("telegram")),
+    ("import mailchimp_marketing as mc", Some("mailchimp")),
+    ("from supabase import create_client", Some("supabase")),
+    ("import firebase_admin", Some("firebase")),
+    ("from pinecone import Pinecone", Some("pinecone")),
+    ("import cohere", Some("cohere")),
+    ("from huggingface_hub import HfApi", Some("huggingface")),
+    ("from mistralai import Mistral", Some("mistral")),
+    ("import replicate", Some("replicate")),
+    ("import sentry_sdk", Some("sentry")),
+    ("from datadog import initialize", Some("datadog")),
+    ("import pdpyras", Some("pagerduty")),
+    (
+        "from azure.identity import DefaultAzureCredential",
+        Some("azure"),
+    ),
+    ("import gspread", Some("google-sheets")),
+    ("import dropbox", Some("dropbox")),
+    ("import google.generativeai as genai", Some("gemini")),
+    ("from linear_api import LinearClient", Some("linear")),
+    ("import tweepy", Some("twitter")),
+    (
+        "from msgraph import GraphServiceClient",
+        Some("microsoft-graph"),
+    ),
+    ("import os", None),
+    ("import requests", None),
+    ("from google.protobuf import json_format", None),
+    ("import stripes", None),
+    ("from slackify import x", None),
+    ("import github_utils", None),
+    ("from openai_helpers import ask", None),
+    ("import boto3_type_annotations", None),
+    ("import azurelib", None),
+];
+
+const JAVASCRIPT: &[(&str, Option<&str>)] = &[
+    ("import { Client } from '@notionhq/client';", Some("notion")),
+    ("import Stripe from 'stripe';", Some("stripe")),
+    ("import { WebClient } from '@slack/web-api';", Some("slack")),
+    ("import OpenAI from 'openai';", Some("openai")),
+    (
+        "import Anthropic from '@anthropic-ai/sdk';",
+        Some("anthropic"),
+    ),
+    (
+        "import { S3Client } from '@aws-sdk/client-s3';",
+        Some("aws"),
+    ),
+    ("const AWS = require('aws-sdk');", Some("aws")),
+    (
+        "import { Storage } from '@google-cloud/storage';",
+        Some("google-cloud"),
+    ),
+    (
+        "const { google } = require('googleapis');",
+        Some("google-apis"),
+    ),
+    ("const twilio = require('twilio');", Some("twilio")),
+    ("import sgMail from '@sendgrid/mail';", Some("sendgrid")),
+    ("import { Octokit } from '@octokit/rest';", Some("github")),
+    ("import { Gitlab } from '@gitbeaker/rest';", Some("gitlab")),
+    (
+        "import { Version3Client } from 'jira.js';",
+        Some("atlassian"),
+    ),
+    (
+        "import { LinearClient } from '@linear/sdk';",
+        Some("linear"),
+    ),
+    ("const Airtable = require('airtable');", Some("airtable")),
+    (
+        "import { Client } from '@hubspot/api-client';",
+        Some("hubspot"),
+    ),
+    ("import jsforce from 'jsforce';", Some("salesforce")),
+    (
+        "import { shopifyApi } from '@shopify/shopify-api';",
+        Some("shopify"),
+    ),
+    ("const { Client } = require('discord.js');", Some("discord")),
+    (
+        "import TelegramBot from 'node-telegram-bot-api';",
+        Some("telegram"),
+    ),
+    (
+        "import mailchimp from '@mailchimp/mailchimp_marketing';",
+        Some("mailchimp"),
+    ),
+    (
+        "import { createClient } from '@supabase/supabase-js';",
+        Some("supabase"),
+    ),
+    ("import admin from 'firebase-admin';", Some("firebase")),
+    (
+        "import { initializeApp } from 'firebase/app';",
+        Some("firebase"),
+    ),
+    (
+        "import { Pinecone } from '@pinecone-database/pinecone';",
+        Some("pinecone"),
+    ),
+    ("import { CohereClient } from 'cohere-ai';", Some("cohere")),
+    (
+        "import { HfInference } from '@huggingface/inference';",
+        Some("huggingface"),
+    ),
+    (
+        "import { Mistral } from '@mistralai/mistralai';",
+        Some("mistral"),
+    ),
+    ("import Replicate from 'replicate';", Some("replicate")),
+    ("import * as Sentry from '@sentry/node';", Some("sentry")),
+    (
+        "import { client } from '@datadog/datadog-api-client';",
+        Some("datadog"),
+    ),
+    ("import { api } from '@pagerduty/pdjs';", Some("pagerduty")),
+    (
+        "import { DefaultAzureCredential } from '@azure/identity';",
+        Some("azure"),
+    ),
+    ("import { Dropbox } from 'dropbox';", Some("dropbox")),
+    (
+        "import { GoogleGenerativeAI } from '@google/generative-ai';",
+        Some("gemini"),
+    ),
+    ("import axios from 'axios';", None),
+    ("import fs from 'node:fs';", None),
+    ("import { z } from 'zod';", None),
+    ("import stripeMock from 'stripe-mock';", None),
+    ("import x from './stripe';", None),
+    ("import { slack } from './lib/slack.js';", None),
+    ("import openaiHelpers from 'openai-helpers';", None),
+];
+
+/// What the table says, against what the analysis names: `(true positives, false positives,
+/// false negatives, mistakes)`.
+fn score(lang_file: &str, table: &[(&str, Option<&str>)]) -> (usize, usize, usize, Vec<String>) {
+    let (mut tp, mut fp, mut fn_) = (0, 0, 0);
+    let mut mistakes = Vec::new();
+    for (line, expected) in table {
+        let deps = analyze(&[(lang_file, line)]);
+        let found: Vec<&str> = deps.clients.iter().map(|c| c.service.as_str()).collect();
+        match (expected, found.as_slice()) {
+            (Some(want), [got]) if got == want => tp += 1,
+            (None, []) => {}
+            (Some(_), []) => {
+                fn_ += 1;
+                mistakes.push(format!("{line}: missed"));
+            }
+            (_, got) => {
+                fp += 1;
+                mistakes.push(format!("{line}: {got:?}, expected {expected:?}"));
+            }
+        }
+        // A client is shown where it is imported.
+        if let Some(client) = deps.clients.first() {
+            assert_eq!(
+                (client.library.file.as_str(), client.library.line),
+                (lang_file, 1)
+            );
+        }
+    }
+    (tp, fp, fn_, mistakes)
+}
+
+#[test]
+fn client_libraries_of_well_known_services_are_named_by_service() {
+    let (py_tp, py_fp, py_fn, py_wrong) = score("scripts/x.py", PYTHON);
+    let (js_tp, js_fp, js_fn, js_wrong) = score("scripts/x.ts", JAVASCRIPT);
+    let mut wrong = py_wrong;
+    wrong.extend(js_wrong);
+    assert_eq!(wrong, Vec::<String>::new());
+    let positives = |t: &[(&str, Option<&str>)]| t.iter().filter(|(_, s)| s.is_some()).count();
+    assert!(positives(PYTHON) >= 30 && positives(JAVASCRIPT) >= 30);
+    assert_eq!((py_tp, py_fp, py_fn), (positives(PYTHON), 0, 0));
+    assert_eq!((js_tp, js_fp, js_fn), (positives(JAVASCRIPT), 0, 0));
+    let services: std::collections::BTreeSet<&str> = PYTHON
+        .iter()
+        .chain(JAVASCRIPT)
+        .filter_map(|(_, s)| *s)
+        .collect();
+    assert!(services.len() >= 30, "{}", services.len());
+}
+
+#[test]
+fn a_service_counts_once_whatever_reaches_it() {
+    let deps = analyze(&[
+        (
+            "scripts/sync.py",
+            "from notion_client import Client\nimport requests\nrequests.get('https://api.notion.com/v1/users')\n",
+        ),
+        (
+            "scripts/sync.ts",
+            "import { Client } from '@notionhq/client';\n",
+        ),
+        ("requirements.txt", "notion-client==2.2.1\n"),
+        (
+            "package.json",
+            "{\"dependencies\": {\"@notionhq/client\": \"^2\"}}\n",
+        ),
+    ]);
+    assert_eq!(
+        deps.counted(),
+        [
+            "notion (notion_client, scripts/sync.py:1; @notionhq/client, scripts/sync.ts:1; api.notion.com, scripts/sync.py:3)"
+        ]
+    );
+}
