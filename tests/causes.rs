@@ -160,6 +160,36 @@ fn a_module_unittest_could_not_import_shows_its_cause() {
     );
 }
 
+/// node:test, run for real: a test file that requires a client library that is not installed
+/// fails with node's bare `test failed`; the cause is what the file printed before it.
+#[test]
+fn a_node_test_file_that_did_not_load_shows_its_cause_from_the_skill() {
+    let repo = Repo::git();
+    let dir = "skills/notion-sync";
+    skill_md(&repo, dir, "notion-sync");
+    repo.write(
+        &format!("{dir}/sync.test.js"),
+        "const { test } = require('node:test');\n\
+         const { Client } = require('@skillgate-causes/client');\n\
+         test('syncs a page', () => new Client());\n",
+    );
+    repo.write(
+        &format!("{dir}/format.test.js"),
+        "const { test } = require('node:test');\ntest('formats', () => {});\n",
+    );
+    repo.commit("a node:test suite with a file that does not load");
+
+    let (_, text, _) = run(repo.skillgate(&["check", "--all"]));
+    let cause =
+        "load failure in sync.test.js: Error: Cannot find module '@skillgate-causes/client'";
+    let lines: Vec<&str> = text.lines().map(str::trim).collect();
+    // Once in the table, once under the failed test, which is named from the skill, not by
+    // the runner's absolute path.
+    assert_eq!(lines.iter().filter(|l| **l == cause).count(), 2, "{text}");
+    assert!(lines.contains(&"✗ sync.test.js (sync.test.js:1)"), "{text}");
+    assert!(!text.contains(&repo.path().display().to_string()), "{text}");
+}
+
 #[test]
 fn reasons_restate_nothing_and_keep_one_order() {
     let repo = Repo::git();

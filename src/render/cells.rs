@@ -180,7 +180,7 @@ fn load_failure<'a>(
 
 /// `file` as the skill's own path when a framework wrote it absolute
 /// (`/home/runner/work/r/r/skills/a/tests/x.py` → `tests/x.py`).
-fn in_skill(file: &str, dir: &str) -> String {
+pub(crate) fn in_skill(file: &str, dir: &str) -> String {
     let file = file.trim_start_matches("./");
     let dir = dir.trim_end_matches('/');
     match file.find(&format!("/{dir}/")) {

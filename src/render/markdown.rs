@@ -59,7 +59,8 @@ pub fn details(run: &GateRun) -> String {
             let error = cells::failure_line(skill, tests, case)
                 .map(|line| format!(": {}", esc(&line)))
                 .unwrap_or_default();
-            let _ = writeln!(out, "- {}{error}", esc(&case.name));
+            let name = cells::in_skill(&case.name, &skill.dir);
+            let _ = writeln!(out, "- {}{error}", esc(&name));
         }
         let _ = writeln!(out, "\n</details>");
     }

@@ -104,12 +104,17 @@ fn failures(run: &GateRun, out: &mut String) {
             tests.total_count
         );
         for case in &tests.failed_tests {
+            // Frameworks that name a test by its file give it as an absolute path on the
+            // runner: shown from the skill, as the load-failure lines are.
             let place = match (&case.file, case.line) {
-                (Some(file), Some(line)) => format!(" ({file}:{line})"),
-                (Some(file), None) => format!(" ({file})"),
+                (Some(file), Some(line)) => {
+                    format!(" ({}:{line})", cells::in_skill(file, &skill.dir))
+                }
+                (Some(file), None) => format!(" ({})", cells::in_skill(file, &skill.dir)),
                 _ => String::new(),
             };
-            let _ = writeln!(out, "  ✗ {}{}", clean(&case.name), clean(&place));
+            let name = cells::in_skill(&case.name, &skill.dir);
+            let _ = writeln!(out, "  ✗ {}{}", clean(&name), clean(&place));
             if let Some(line) = cells::failure_line(skill, tests, case) {
                 let _ = writeln!(out, "      {}", clean(&line));
             }
