@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{Repo, run_json, skill};
+use common::{Repo, run, run_json, skill};
 use skillgate::analysis::Sources;
 use skillgate::analysis::secrets::{Level, SecretFinding, scan};
 
@@ -940,5 +940,41 @@ fn a_skill_with_only_examples_is_not_blocked_and_shows_the_warnings() {
     assert_eq!(
         notes["decision"]["criteria"]["hardcoded_secrets"]["passed"],
         true
+    );
+    // Each is a warning finding on its line, which every report shows whatever the tier (the
+    // suite here passes but the skill has no coverage, so the tier is not auto and the passing
+    // secrets reason is not listed).
+    let findings: Vec<(String, String, u64)> = notes["lint"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["rule"] == "secret-example")
+        .map(|f| {
+            (
+                f["severity"].as_str().unwrap_or_default().to_owned(),
+                f["file"].as_str().unwrap_or_default().to_owned(),
+                f["line"].as_u64().unwrap_or_default(),
+            )
+        })
+        .collect();
+    let warning = |file: &str, line| ("warning".to_owned(), format!("{DIR}/{file}"), line);
+    assert_eq!(
+        findings,
+        [
+            warning("SKILL.md", 10),
+            warning("SKILL.md", 13),
+            warning("tests/fixtures/notion.json", 4)
+        ],
+        "{notes}"
+    );
+    assert_ne!(notes["decision"]["tier"], "auto", "{reasons}");
+    let (_, text, _) = run(repo.skillgate(&["check", "--all"]));
+    assert!(
+        text.contains(&format!(
+            "{DIR}/tests/fixtures/notion.json:4: warning[secret-example]: taken for an example, \
+             not a secret: generic-secret Xk29… (in a test fixture); if it is real, remove and \
+             rotate it"
+        )),
+        "{text}"
     );
 }

@@ -1141,6 +1141,26 @@ impl Evidence {
     }
 }
 
+/// A secret-like value taken for an example (`file:line rule redacted (why)`), as a finding: a
+/// warning shown in every report and annotated on its line, whatever the tier, so that the
+/// judgement that it is an example is always in front of a reviewer.
+fn secret_example(warning: &str) -> Finding {
+    let (place, what) = warning.split_once(' ').unwrap_or((warning, ""));
+    let (file, line) = match place.rsplit_once(':') {
+        Some((file, line)) => match line.parse::<usize>() {
+            Ok(line) => (file, Some(line)),
+            Err(_) => (place, None),
+        },
+        None => (place, None),
+    };
+    Finding::warning(
+        "secret-example",
+        file,
+        line,
+        format!("taken for an example, not a secret: {what}; if it is real, remove and rotate it"),
+    )
+}
+
 /// From what the skill's files show and what its suite showed, build the signals and decide.
 pub(crate) fn assess(
     p: Prepared,
@@ -1150,6 +1170,9 @@ pub(crate) fn assess(
 ) -> SkillResult {
     let mut lint = p.lint;
     lint.extend(evidence.lint);
+    if let Some(analysis) = &p.analysis {
+        lint.extend(analysis.secret_warnings.iter().map(|w| secret_example(w)));
+    }
     let coverage = match (&evidence.coverage, p.meta.test_coverage) {
         (Some(c), _) => CoverageSignal::Measured {
             ratio: c.ratio,
