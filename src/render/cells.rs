@@ -239,6 +239,20 @@ fn load_causes(skill: &SkillResult) -> Vec<String> {
     lines
 }
 
+/// How a skill is named in a report: its `name`, and its directory too when another skill of
+/// the run has the same name (two plugins' `setup`: `setup (plugins/a/skills/setup)`).
+pub fn display_name(run: &GateRun, skill: &SkillResult) -> String {
+    let clash = run
+        .skills
+        .iter()
+        .any(|other| other.name == skill.name && other.dir != skill.dir);
+    if clash {
+        format!("{} ({})", skill.name, skill.dir)
+    } else {
+        skill.name.clone()
+    }
+}
+
 /// `5 skills gated: 1 auto, 2 escalate, 1 human, 1 needs correction`.
 pub fn headline(run: &GateRun) -> String {
     let s = &run.summary;
@@ -274,6 +288,29 @@ mod tests {
     use std::path::Path;
 
     use super::*;
+
+    #[test]
+    fn skills_of_one_name_are_told_apart_by_their_directory() {
+        let mut run: GateRun =
+            serde_json::from_str(include_str!("../../tests/fixtures/render/gate-run.json"))
+                .expect("the fixture parses");
+        let mut other = run.skills[0].clone();
+        let alone = display_name(&run, &run.skills[1]);
+        assert_eq!(alone, run.skills[1].name, "no clash, no directory");
+        other.dir = "plugins/b/skills/x".into();
+        run.skills.push(other);
+        let first = &run.skills[0];
+        assert_eq!(
+            display_name(&run, first),
+            format!("{} ({})", first.name, first.dir)
+        );
+        let last = run.skills.last().expect("pushed");
+        assert_eq!(
+            display_name(&run, last),
+            format!("{} (plugins/b/skills/x)", last.name)
+        );
+        assert!(crate::render::text(&run).contains("(plugins/b/skills/x)"));
+    }
 
     /// A skill at `skills/notion-sync` whose results were read from `report` (a committed
     /// fixture), as `check` would store them.

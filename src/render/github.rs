@@ -94,6 +94,7 @@ pub fn annotations(run: &GateRun) -> Vec<Annotation> {
         if !safe_path(&skill_md(skill)) {
             continue;
         }
+        let name = super::cells::display_name(run, skill);
         for finding in &skill.lint {
             let (path, line) = if safe_path(&finding.file) {
                 (finding.file.clone(), finding.line)
@@ -104,7 +105,7 @@ pub fn annotations(run: &GateRun) -> Vec<Annotation> {
                 path,
                 line,
                 level(finding.severity),
-                format!("{}: {}", skill.name, finding.rule),
+                format!("{name}: {}", finding.rule),
                 &finding.message,
             ));
         }
@@ -115,7 +116,7 @@ pub fn annotations(run: &GateRun) -> Vec<Annotation> {
                     path,
                     line,
                     "failure",
-                    format!("{}: hardcoded secret", skill.name),
+                    format!("{name}: hardcoded secret"),
                     &format!(
                         "A hardcoded secret: {what}. Move it to a secret store and rotate it."
                     ),
@@ -135,7 +136,7 @@ pub fn annotations(run: &GateRun) -> Vec<Annotation> {
                     path,
                     line,
                     "failure",
-                    format!("{}: {} failed", skill.name, case.name),
+                    format!("{name}: {} failed", case.name),
                     message,
                 ));
             }

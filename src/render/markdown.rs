@@ -28,7 +28,7 @@ pub fn table(run: &GateRun) -> String {
             let _ = writeln!(
                 out,
                 "| {} | {} | **{}** | {} | {} | {} | {} |",
-                esc(&skill.name),
+                esc(&cells::display_name(run, skill)),
                 skill.change.label(),
                 cells::tier(skill),
                 cells::pass_rate(skill),
@@ -53,7 +53,7 @@ pub fn details(run: &GateRun) -> String {
             out,
             "\n<details><summary>{} failed tests in {}</summary>\n",
             tests.fail_count,
-            esc(&skill.name)
+            esc(&cells::display_name(run, skill))
         );
         for case in &tests.failed_tests {
             let error = cells::failure_line(skill, tests, case)

@@ -53,7 +53,7 @@ fn table(run: &GateRun, out: &mut String) {
             };
             (
                 [
-                    clean(&skill.name),
+                    clean(&cells::display_name(run, skill)),
                     change,
                     cells::tier(skill).to_owned(),
                     cells::pass_rate(skill),
@@ -99,7 +99,7 @@ fn failures(run: &GateRun, out: &mut String) {
         let _ = writeln!(
             out,
             "\nfailed tests in {} ({} of {}):",
-            clean(&skill.name),
+            clean(&cells::display_name(run, skill)),
             tests.fail_count,
             tests.total_count
         );
