@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::discover::{Link, SkillDir, owner};
+use crate::discover::{self, Layout, Link, SkillDir, owner};
 use crate::git::FileChange;
 use crate::skill::Finding;
 
@@ -135,34 +135,74 @@ pub fn skill_changes(
 }
 
 /// The skills a change gates: [`skill_changes`] over the skills of the head and of the base,
-/// where a `SKILL.md` no root covers (`*_uncovered`, see `discover::Place::Uncovered`) counts
-/// as a skill when the change adds, modifies, deletes or moves that file: a change to it never
-/// passes unseen. One at the top of the repository has no directory to gate as a skill
-/// ([`ungated_skill_files`] names it).
+/// where a skill file no root covers counts as a skill when the change adds, modifies, deletes
+/// or moves that file (see [`discover::gated_uncovered`]: a `SKILL.md` under no root, the one at
+/// the top of the repository included, or one laid out as a skill below a fixture, template or
+/// vendored directory): a change to it never passes unseen, and a maintainer decides.
+///
+/// A head skill reached through a symlink (`links`: `.claude/skills/x -> ../../tools/x`, or a
+/// linked root `.claude/skills -> ../tools`) changes with the link: adding the link adds it,
+/// retargeting it modifies it. The base's paths show the link, not the `SKILL.md` behind it:
+/// such a skill was there at the base unless the change adds the link or that `SKILL.md`.
 pub fn gated_changes(
+    layout: &Layout<'_>,
     head: &[SkillDir],
-    head_uncovered: &[SkillDir],
     base: &[SkillDir],
-    base_uncovered: &[SkillDir],
     files: &[FileChange],
+    links: &[Link],
 ) -> Vec<SkillChange> {
+    let added = |path: &str| {
+        files.iter().any(|change| match change {
+            FileChange::Added(p) | FileChange::Renamed { to: p, .. } => p == path,
+            _ => false,
+        })
+    };
+    let mut files = files.to_vec();
+    let mut base = base.to_vec();
+    for skill in head {
+        // The link it is reached through, and its skill file at the link's target.
+        let Some((link, real_file)) = links.iter().find_map(|link| {
+            let rest = if skill.dir == link.path {
+                ""
+            } else {
+                skill.dir.strip_prefix(&format!("{}/", link.path))?
+            };
+            let real_dir = if rest.is_empty() {
+                link.target.clone()
+            } else {
+                format!("{}/{rest}", link.target)
+            };
+            Some((link, format!("{real_dir}/{}", skill.skill_file)))
+        }) else {
+            continue;
+        };
+        let file = skill.skill_file_path();
+        if added(&link.path) {
+            files.push(FileChange::Added(file));
+        } else {
+            if files.contains(&FileChange::Modified(link.path.clone())) {
+                files.push(FileChange::Modified(file));
+            }
+            if !added(&real_file) && !base.iter().any(|b| b.dir == skill.dir) {
+                base.push(skill.clone());
+            }
+        }
+    }
+    let files = files.as_slice();
     let (new_paths, old_paths) = touched(files);
-    let with = |skills: &[SkillDir], uncovered: &[SkillDir], paths: &[&str]| {
+    let with = |skills: &[SkillDir], paths: &[&str]| {
         let mut all = skills.to_vec();
-        all.extend(
-            uncovered
-                .iter()
-                .filter(|u| !u.dir.is_empty() && paths.contains(&u.skill_file_path().as_str()))
-                .cloned(),
-        );
+        for path in paths {
+            if let Some(skill) = discover::gated_uncovered(layout, path)
+                && !all.iter().any(|s| s.dir == skill.dir)
+            {
+                all.push(skill);
+            }
+        }
         all.sort();
         all
     };
-    skill_changes(
-        &with(head, head_uncovered, &new_paths),
-        &with(base, base_uncovered, &old_paths),
-        files,
-    )
+    skill_changes(&with(head, &new_paths), &with(&base, &old_paths), files)
 }
 
 /// The paths a change leaves (new) and the paths it touched before (old).
@@ -186,10 +226,15 @@ fn touched(files: &[FileChange]) -> (Vec<&str>, Vec<&str>) {
     (new_paths, old_paths)
 }
 
-/// The `SKILL.md` files a change touches that no gated skill holds: test fixtures, templates,
-/// vendored or ignored copies, one at the top of the repository. The report names them, so that
-/// "no skills to gate" is never all it says of a change to a `SKILL.md`.
-pub fn ungated_skill_files(gated: &[SkillChange], files: &[FileChange]) -> Vec<String> {
+/// The `SKILL.md` files a change touches that no gated skill holds (itself, as its nearest
+/// enclosing skill, or through a link under a root): test fixtures, templates, vendored or
+/// ignored copies. The report names them, so that "no skills to gate" is never all it says of a
+/// change to a `SKILL.md`.
+pub fn ungated_skill_files(
+    gated: &[SkillChange],
+    files: &[FileChange],
+    links: &[Link],
+) -> Vec<String> {
     let dirs: Vec<SkillDir> = gated
         .iter()
         .flat_map(|change| {
@@ -209,9 +254,18 @@ pub fn ungated_skill_files(gated: &[SkillChange], files: &[FileChange]) -> Vec<S
         .chain(old_paths)
         .filter(|path| {
             let file = path.rsplit('/').next().unwrap_or(path);
-            file == crate::discover::SKILL_FILES[0]
-                && !dirs.iter().any(|d| d.skill_file_path() == *path)
-                && owner(&dirs, path).is_none()
+            // A lowercase `skill.md` is as often a page about skills.
+            let skill_file = file == discover::SKILL_FILES[0] || discover::is_odd_casing(file);
+            let gated_here = |path: &str| {
+                dirs.iter().any(|d| d.skill_file_path() == path) || owner(&dirs, path).is_some()
+            };
+            // One a gated skill links to is that skill's.
+            let linked = through_links(links, &[FileChange::Modified((*path).to_owned())]);
+            skill_file
+                && !linked.iter().any(|change| match change {
+                    FileChange::Modified(p) => gated_here(p),
+                    _ => false,
+                })
         })
         .map(str::to_owned)
         .collect();
@@ -225,18 +279,16 @@ pub const NOT_GATED_RULE: &str = "skill-not-gated";
 
 /// A warning for each changed `SKILL.md` that no gated skill holds ([`ungated_skill_files`]):
 /// a change to a `SKILL.md` is never passed over in silence.
-pub fn not_gated(gated: &[SkillChange], files: &[FileChange]) -> Vec<Finding> {
-    ungated_skill_files(gated, files)
+pub fn not_gated(gated: &[SkillChange], files: &[FileChange], links: &[Link]) -> Vec<Finding> {
+    ungated_skill_files(gated, files, links)
         .iter()
         .map(|file| {
             Finding::warning(
                 NOT_GATED_RULE,
                 file,
                 None,
-                "this SKILL.md changed but is not gated: it is no skill here (at the top of the \
-                 repository, in a test, template, vendored or build directory, or named by \
-                 `[skills] ignore`); add the directory above its own to `[skills] roots` if it \
-                 is a skill",
+                "this SKILL.md changed but is not gated: it is no skill here (in a test, \
+                 template, vendored or build directory, or named by `[skills] ignore`); add the directory above its own to `[skills] roots` if it is a skill",
             )
         })
         .collect()
@@ -333,17 +385,18 @@ mod tests {
 
     #[test]
     fn a_changed_uncovered_skill_md_is_gated_and_other_ones_are_named() {
+        let config = crate::config::SkillsConfig::default();
+        let layout = Layout::new(&config);
         let head = vec![skill("skills/a")];
-        let uncovered = vec![skill("tools/foo"), skill("tools/bar"), skill("")];
         let files = vec![
             FileChange::Modified("tools/foo/SKILL.md".into()),
             // Only its SKILL.md makes an uncovered directory a skill to gate.
             FileChange::Modified("tools/bar/run.sh".into()),
-            FileChange::Modified("tests/fixtures/skills/x/SKILL.md".into()),
-            FileChange::Modified("SKILL.md".into()),
+            FileChange::Modified("tests/fixtures/x/SKILL.md".into()),
+            FileChange::Modified("templates/SKILL.md".into()),
             FileChange::Modified("skills/a/tests/fixtures/y/SKILL.md".into()),
         ];
-        let changes = gated_changes(&head, &uncovered, &head, &uncovered, &files);
+        let changes = gated_changes(&layout, &head, &head, &files, &[]);
         assert_eq!(
             kinds(&changes),
             vec![
@@ -352,8 +405,8 @@ mod tests {
             ]
         );
         assert_eq!(
-            ungated_skill_files(&changes, &files),
-            vec!["SKILL.md", "tests/fixtures/skills/x/SKILL.md"]
+            ungated_skill_files(&changes, &files, &[]),
+            vec!["templates/SKILL.md", "tests/fixtures/x/SKILL.md"]
         );
 
         // Moved under a root: a rename from where no root looked.
@@ -361,13 +414,7 @@ mod tests {
             from: "tools/foo/SKILL.md".into(),
             to: "skills/foo/SKILL.md".into(),
         }];
-        let changes = gated_changes(
-            &[skill("skills/foo")],
-            &[],
-            &[],
-            &[skill("tools/foo")],
-            &files,
-        );
+        let changes = gated_changes(&layout, &[skill("skills/foo")], &[], &files, &[]);
         assert_eq!(
             kinds(&changes),
             vec![(
@@ -377,7 +424,90 @@ mod tests {
                 }
             )]
         );
-        assert!(ungated_skill_files(&changes, &files).is_empty());
+        assert!(ungated_skill_files(&changes, &files, &[]).is_empty());
+    }
+
+    #[test]
+    fn a_skill_md_laid_out_as_a_skill_is_gated_wherever_it_is() {
+        let config = crate::config::SkillsConfig::default();
+        let layout = Layout::new(&config);
+        let files = vec![
+            FileChange::Added("tests/fixtures/skills/evil/SKILL.md".into()),
+            FileChange::Modified("vendor/acme/skills/theirs/Skill.md".into()),
+            FileChange::Modified("node_modules/pkg/skills/dep/SKILL.md".into()),
+            FileChange::Deleted("build/skills/old/SKILL.md".into()),
+            // The top of the repository: its own directory, gated.
+            FileChange::Modified("SKILL.md".into()),
+        ];
+        let changes = gated_changes(&layout, &[], &[], &files, &[]);
+        assert_eq!(
+            kinds(&changes),
+            vec![
+                ("", ChangeKind::Modified),
+                ("build/skills/old", ChangeKind::Deleted),
+                ("node_modules/pkg/skills/dep", ChangeKind::Modified),
+                ("tests/fixtures/skills/evil", ChangeKind::Added),
+                ("vendor/acme/skills/theirs", ChangeKind::Modified),
+            ]
+        );
+        assert!(ungated_skill_files(&changes, &files, &[]).is_empty());
+        // Ignored: the config says it is none.
+        let config = crate::config::SkillsConfig {
+            ignore: vec!["tests/fixtures".to_owned()],
+            ..crate::config::SkillsConfig::default()
+        };
+        let files = vec![FileChange::Added(
+            "tests/fixtures/skills/evil/SKILL.md".into(),
+        )];
+        let changes = gated_changes(&Layout::new(&config), &[], &[], &files, &[]);
+        assert!(changes.is_empty(), "{changes:?}");
+        assert_eq!(
+            ungated_skill_files(&changes, &files, &[]),
+            vec!["tests/fixtures/skills/evil/SKILL.md"]
+        );
+    }
+
+    #[test]
+    fn a_link_added_or_retargeted_to_a_skill_directory_gates_that_skill() {
+        let config = crate::config::SkillsConfig::default();
+        let layout = Layout::new(&config);
+        let head = vec![skill(".claude/skills/evil"), skill(".claude/skills/moved")];
+        let link = |path: &str, target: &str| Link {
+            path: path.into(),
+            target: target.into(),
+            through: vec![],
+        };
+        let links = vec![
+            link(".claude/skills/evil", "tests/fixtures/evil"),
+            link(".claude/skills/moved", "tools/moved"),
+        ];
+        let files = vec![
+            FileChange::Added(".claude/skills/evil".into()),
+            FileChange::Modified(".claude/skills/moved".into()),
+        ];
+        assert_eq!(
+            kinds(&gated_changes(&layout, &head, &[], &files, &links)),
+            vec![
+                (".claude/skills/evil", ChangeKind::Added),
+                (".claude/skills/moved", ChangeKind::Modified)
+            ]
+        );
+        // A change to what the link leads to changes the skill, and is not "not gated".
+        let files = through_links(
+            &links,
+            &[FileChange::Modified("tests/fixtures/evil/SKILL.md".into())],
+        );
+        let changes = gated_changes(&layout, &head, &[], &files, &links);
+        assert_eq!(
+            kinds(&changes),
+            vec![(".claude/skills/evil", ChangeKind::Modified)]
+        );
+        assert!(ungated_skill_files(&changes, &files, &links).is_empty());
+        assert_eq!(
+            ungated_skill_files(&changes, &files, &[]),
+            vec!["tests/fixtures/evil/SKILL.md"],
+            "without the link it would be named"
+        );
     }
 
     fn kinds(changes: &[SkillChange]) -> Vec<(&str, ChangeKind)> {

@@ -38,7 +38,9 @@ pub struct LintConfig {
 #[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
 pub struct SkillsConfig {
     /// Skill roots, relative to the repository; `**/` matches at any depth. A skill is a
-    /// directory below a root holding a `SKILL.md` (`discover::Layout::place`).
+    /// directory below a root holding a `SKILL.md` (`discover::Layout::place`); a root of `.`
+    /// makes the repository itself a skill (a skill repository cloned into
+    /// `~/.claude/skills/<name>`), holding whatever skills the other roots find.
     pub roots: Vec<String>,
     /// Paths (globs) never searched for skills: a directory, or one `SKILL.md`.
     pub ignore: Vec<String>,

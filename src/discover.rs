@@ -18,13 +18,36 @@ const SKIPPED_DIRS: &[&str] = &[
     ".skillgate",
 ];
 
-/// The file names that make a directory a skill, in order of preference.
+/// The file names that make a directory a skill, in order of preference. Any other casing of
+/// `skill.md` (`Skill.md`, `SKILL.MD`) makes one too, after these, with a [`FILE_CASE_RULE`]
+/// warning: a case-insensitive file system (macOS, Windows) loads it as `SKILL.md`.
 pub const SKILL_FILES: &[&str] = &["SKILL.md", "skill.md"];
+
+/// The warning for a skill file named with another casing than [`SKILL_FILES`].
+pub const FILE_CASE_RULE: &str = "skill-file-case";
+
+/// How much a file name is a skill file: 0 for `SKILL.md`, 1 for `skill.md`, 2 for another
+/// casing of it, `None` for any other name.
+pub fn skill_file_rank(name: &str) -> Option<u8> {
+    match SKILL_FILES.iter().position(|f| *f == name) {
+        Some(i) => Some(i as u8),
+        None => name.eq_ignore_ascii_case(SKILL_FILES[0]).then_some(2),
+    }
+}
+
+/// A skill file that is not spelled `SKILL.md` or `skill.md`.
+pub fn is_odd_casing(name: &str) -> bool {
+    skill_file_rank(name) == Some(2)
+}
 
 /// Directories that hold a project's or a skill's test data, templates, vendored code or build
 /// output: a `SKILL.md` below one is a fixture, a template or a copy, not a skill (a skill's own
 /// `tests/fixtures/other/SKILL.md` is part of that skill). A root that names such a directory
-/// itself (`roots = ["tests/fixtures/skills"]`) still counts, and a skill may be named `tests`.
+/// itself (`roots = ["tests/fixtures/skills"]`) or matches it with a one-segment `*`
+/// (`plugins/*/skills` at `plugins/test/skills`: a plugin's name is no fixture) still counts,
+/// and a skill directly below its root may be named `tests`. One in a `skills/<x>/` directory
+/// stays a [`Place::Hidden`] skill: gated when it changes, since a plugin manifest or a link can
+/// load it from anywhere.
 const NOT_SKILL_DIRS: &[&str] = &[
     "tests",
     "test",
@@ -48,9 +71,9 @@ pub const UNCOVERED_RULE: &str = "skill-uncovered";
 /// A skill's place in the tree.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SkillDir {
-    /// Repository-relative, `/`-separated.
+    /// Repository-relative, `/`-separated; empty for the repository itself (a root of `.`).
     pub dir: String,
-    /// `SKILL.md` or `skill.md`.
+    /// `SKILL.md`, `skill.md`, or another casing of it ([`skill_file_rank`]).
     pub skill_file: String,
 }
 
@@ -110,6 +133,12 @@ pub enum Place {
     /// Under no root, and nothing says it is not a skill: worth a warning, and gated when a
     /// change touches its `SKILL.md`.
     Uncovered,
+    /// Laid out as a skill (`…/skills/<x>/SKILL.md`) where no root reaches, below a test,
+    /// template, vendored, build or never-searched directory (`tests/fixtures/skills/x`,
+    /// `vendor/acme/skills/x`): no warning, as fixtures are common, but gated (by a
+    /// maintainer) when a change touches its `SKILL.md`, since a plugin manifest or a link can
+    /// load it as a skill whatever the directories above it are called.
+    Hidden,
     /// Not a skill: ignored, a fixture, a template, vendored or built (see [`NOT_SKILL_DIRS`]).
     NotASkill,
 }
@@ -137,18 +166,26 @@ impl<'a> Layout<'a> {
         })
     }
 
-    /// Whether a root pattern matches `prefix` (a directory's first segments) without its
-    /// wildcards standing for a test, template or vendored directory: `**/skills` is no root at
-    /// `tests/fixtures/skills`, `tests/fixtures/skills` is.
+    /// Whether a root pattern matches `prefix` (a directory's first segments) without a `**`
+    /// standing for a test, template or vendored directory: `**/skills` is no root at
+    /// `tests/fixtures/skills`; `tests/fixtures/skills` is, and so is `plugins/*/skills` at
+    /// `plugins/test/skills` (one segment, a plugin's name, chosen by whoever names it).
     fn is_root_at(&self, prefix: &[&str]) -> bool {
-        let path = prefix.join("/");
         self.config.roots.iter().any(|root| {
-            glob::matches(root, &path)
-                && prefix
-                    .iter()
-                    .filter(|s| NOT_SKILL_DIRS.contains(s))
-                    .all(|s| root.split('/').any(|literal| literal == *s))
+            let pattern: Vec<&str> = root
+                .split('/')
+                .filter(|s| !s.is_empty() && *s != ".")
+                .collect();
+            root_matches(&pattern, prefix)
         })
+    }
+
+    /// Whether a root makes the repository itself a skill: `.` (or an empty root).
+    fn top_is_skill(&self) -> bool {
+        self.config
+            .roots
+            .iter()
+            .any(|root| !glob::is_glob(root) && glob::matches(root, ""))
     }
 
     /// What the directory `dir` (repository-relative), which holds a skill file, is. `searched`
@@ -160,6 +197,22 @@ impl<'a> Layout<'a> {
             return Place::NotASkill;
         }
         let segments: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+        if segments.is_empty() && searched.is_none() && self.top_is_skill() {
+            return Place::Skill {
+                root: ".".to_owned(),
+            };
+        }
+        match self.place_by_roots(&segments, searched) {
+            // `…/skills/<x>`: laid out as a skill, wherever it is.
+            Place::NotASkill if segments.len() >= 2 && segments[segments.len() - 2] == "skills" => {
+                Place::Hidden
+            }
+            place => place,
+        }
+    }
+
+    /// [`Self::place`] by the roots and the directories on the way alone.
+    fn place_by_roots(&self, segments: &[&str], searched: Option<&str>) -> Place {
         // Below what `lint PATH` searched, only the segments below it say what it is.
         let below_search = searched.and_then(|start| {
             let start: Vec<&str> = start.split('/').filter(|s| !s.is_empty()).collect();
@@ -169,9 +222,15 @@ impl<'a> Layout<'a> {
         if segments[from..].iter().any(|s| SKIPPED_DIRS.contains(s)) {
             return Place::NotASkill;
         }
-        // Between the first `n` segments and the directory's own name.
+        // From the first `n` segments to the directory: its own name counts only when it is
+        // deeper than a direct child of the root (a skill may be named `tests`; a `templates`
+        // inside a skill is that skill's template).
         let within = |n: usize| {
-            let end = segments.len().saturating_sub(1);
+            let end = if n + 1 >= segments.len() {
+                segments.len().saturating_sub(1)
+            } else {
+                segments.len()
+            };
             segments[n.min(end)..end]
                 .iter()
                 .any(|s| NOT_SKILL_DIRS.contains(s))
@@ -223,9 +282,9 @@ impl<'a> Layout<'a> {
         let mut found = Found::default();
         for path in paths {
             let (dir, file) = path.rsplit_once('/').unwrap_or(("", path));
-            if !SKILL_FILES.contains(&file) {
+            let Some(rank) = skill_file_rank(file) else {
                 continue;
-            }
+            };
             let list = match self.place(dir, None) {
                 Place::Skill { .. } => &mut found.skills,
                 // A lowercase `skill.md` outside a root is as often a page about skills.
@@ -233,8 +292,13 @@ impl<'a> Layout<'a> {
                 _ => continue,
             };
             match list.iter_mut().find(|s| s.dir == dir) {
-                // `SKILL.md` wins over `skill.md`.
-                Some(existing) if file == SKILL_FILES[0] => existing.skill_file = file.to_owned(),
+                // `SKILL.md` wins over `skill.md`, which wins over other casings.
+                Some(existing)
+                    if skill_file_rank(&existing.skill_file)
+                        .is_none_or(|had| (rank, file) < (had, existing.skill_file.as_str())) =>
+                {
+                    existing.skill_file = file.to_owned();
+                }
                 Some(_) => {}
                 None => list.push(SkillDir {
                     dir: dir.to_owned(),
@@ -265,8 +329,17 @@ impl<'a> Layout<'a> {
     /// as below a root.
     fn walk(&self, repo: &Path, start: &str, everywhere: bool) -> std::io::Result<Tree> {
         let canonical_repo = repo.canonicalize()?;
+        let searched = everywhere.then_some(start);
         let mut tree = Tree::default();
         let mut visited: HashSet<PathBuf> = HashSet::new();
+        // The real paths of the skills found there.
+        let mut skill_reals: HashSet<PathBuf> = HashSet::new();
+        // The real paths of the `SKILL.md` files no root covers.
+        let mut uncovered_reals: HashSet<PathBuf> = HashSet::new();
+        // The link targets searched again at a link's place.
+        let mut relinked: HashSet<PathBuf> = HashSet::new();
+        // The real paths that a link made a skill of at its own place.
+        let mut linked_in: Vec<PathBuf> = Vec::new();
         let start_abs = if start.is_empty() {
             repo.to_path_buf()
         } else {
@@ -281,7 +354,23 @@ impl<'a> Layout<'a> {
                 Some(next) => next,
                 None => match links.pop() {
                     Some((rel, abs, under_root, target)) => {
-                        if !visited.insert(target) {
+                        // Searched at its real path already? A skill there is found once,
+                        // there; but a directory that was no skill there (a fixture, one no
+                        // root covers) loads at the link's place when that is a root or below
+                        // one: search it again there (once), for the skills only a link makes.
+                        let loads = under_root || self.is_root(&rel);
+                        let search = visited.insert(target.clone())
+                            || (loads && relinked.insert(target.clone()));
+                        if !search {
+                            // Searched again already: the link's own directory, at most.
+                            if loads
+                                && !skill_reals.contains(&target)
+                                && let Some(skill_file) = skill_file_at(&abs)
+                                && matches!(self.place(&rel, searched), Place::Skill { .. })
+                            {
+                                self.found(&mut tree, &rel, skill_file);
+                                linked_in.push(target);
+                            }
                             continue;
                         }
                         (rel, abs, under_root)
@@ -289,24 +378,9 @@ impl<'a> Layout<'a> {
                     None => break,
                 },
             };
-            if let Ok(real) = abs.canonicalize() {
-                visited.insert(real);
-            }
-            if let Some(skill_file) = skill_file_in(&abs) {
-                let searched = everywhere.then_some(start);
-                match self.place(&rel, searched) {
-                    Place::Skill { .. } => tree.skills.push(SkillDir {
-                        dir: rel.clone(),
-                        skill_file,
-                    }),
-                    Place::Uncovered if skill_file == SKILL_FILES[0] => {
-                        tree.uncovered.push(SkillDir {
-                            dir: rel.clone(),
-                            skill_file,
-                        });
-                    }
-                    _ => {}
-                }
+            let real = abs.canonicalize().ok();
+            if let Some(real) = &real {
+                visited.insert(real.clone());
             }
             let mut entries: Vec<_> = match std::fs::read_dir(&abs) {
                 Ok(entries) => entries.filter_map(Result::ok).collect(),
@@ -321,6 +395,34 @@ impl<'a> Layout<'a> {
                 }
             };
             entries.sort_by_key(|e| e.file_name());
+            if let Some(skill_file) = skill_file_among(&entries) {
+                let new_real = |reals: &HashSet<PathBuf>| {
+                    real.as_ref().is_none_or(|real| !reals.contains(real))
+                };
+                match self.place(&rel, searched) {
+                    Place::Skill { .. } if new_real(&skill_reals) => {
+                        self.found(&mut tree, &rel, skill_file);
+                        // Found at its real path, or at a link's place.
+                        if let Some(real) = real {
+                            if relative(&real, &canonical_repo).is_some_and(|r| r == rel) {
+                                skill_reals.insert(real);
+                            } else {
+                                linked_in.push(real);
+                            }
+                        }
+                    }
+                    Place::Uncovered
+                        if skill_file == SKILL_FILES[0] && new_real(&uncovered_reals) =>
+                    {
+                        tree.uncovered.push(SkillDir {
+                            dir: rel.clone(),
+                            skill_file,
+                        });
+                        uncovered_reals.extend(real);
+                    }
+                    _ => {}
+                }
+            }
             let children_under_root = under_root || self.is_root(&rel);
             for entry in entries.into_iter().rev() {
                 let name = entry.file_name();
@@ -345,7 +447,8 @@ impl<'a> Layout<'a> {
                 if file_type.is_dir() {
                     stack.push((child_rel, child_abs, children_under_root));
                 } else if file_type.is_symlink() {
-                    if children_under_root
+                    // A link below a root, or one that is a root (`.claude/skills -> ../tools`).
+                    if (children_under_root || self.is_root(&child_rel))
                         && let Ok(chain) = resolve_chain(&canonical_repo.join(&child_rel))
                         && let Some(target) = relative(&chain.target, &canonical_repo)
                     {
@@ -379,6 +482,12 @@ impl<'a> Layout<'a> {
                 }
             }
         }
+        // A `SKILL.md` no root covers that a link under a root loads is that link's skill.
+        let linked_dirs: Vec<String> = linked_in
+            .iter()
+            .filter_map(|real| relative(real, &canonical_repo))
+            .collect();
+        tree.uncovered.retain(|u| !linked_dirs.contains(&u.dir));
         tree.skills.sort();
         tree.uncovered.sort();
         tree.uncovered.dedup();
@@ -387,6 +496,43 @@ impl<'a> Layout<'a> {
         }
         tree.links.sort();
         Ok(tree)
+    }
+
+    /// Record a skill the walk found, and warn of a skill file with an odd casing.
+    fn found(&self, tree: &mut Tree, dir: &str, skill_file: String) {
+        let skill = SkillDir {
+            dir: dir.to_owned(),
+            skill_file,
+        };
+        if is_odd_casing(&skill.skill_file) {
+            tree.findings.push(Finding::warning(
+                FILE_CASE_RULE,
+                &skill.skill_file_path(),
+                None,
+                format!(
+                    "`{}` is read as this skill's SKILL.md, as a case-insensitive file system \
+                     (macOS, Windows) loads it; an agent on Linux looks for `SKILL.md` and does \
+                     not find it: rename it to `SKILL.md`",
+                    skill.skill_file
+                ),
+            ));
+        }
+        tree.skills.push(skill);
+    }
+}
+
+/// Whether the segments of a root pattern match `path` with no `**` standing for a test,
+/// template or vendored directory ([`NOT_SKILL_DIRS`]); a literal or a one-segment wildcard may.
+fn root_matches(pattern: &[&str], path: &[&str]) -> bool {
+    match pattern.split_first() {
+        None => path.is_empty(),
+        Some((&"**", rest)) => (0..=path.len()).any(|skip| {
+            path[..skip].iter().all(|s| !NOT_SKILL_DIRS.contains(s))
+                && root_matches(rest, &path[skip..])
+        }),
+        Some((first, rest)) => path.split_first().is_some_and(|(segment, path_rest)| {
+            glob::matches(first, segment) && root_matches(rest, path_rest)
+        }),
     }
 }
 
@@ -397,7 +543,10 @@ pub fn uncovered_advice(layout: &Layout<'_>, skill: &SkillDir) -> String {
     let ignore = format!("or add `{file}` to `[skills] ignore` if it is not a skill");
     let parent = skill.dir.rsplit_once('/').map_or("", |(parent, _)| parent);
     if skill.dir.is_empty() {
-        format!("move the skill into `skills/<name>/` to gate it, {ignore}")
+        format!(
+            "add `.` to `[skills] roots` in .skillgate.toml if the repository itself is a skill \
+             (one installed by cloning it into `~/.claude/skills/<name>`), {ignore}"
+        )
     } else if layout.is_root(&skill.dir) {
         format!(
             "`{}` is a skill root: its skills are the directories below it; move this one into \
@@ -418,40 +567,89 @@ pub fn uncovered_advice(layout: &Layout<'_>, skill: &SkillDir) -> String {
 
 /// The warning for a `SKILL.md` no root covers: where it is, what that means, and the way out.
 fn uncovered_finding(layout: &Layout<'_>, skill: &SkillDir) -> Finding {
-    let what = if skill.dir.is_empty() {
-        "a SKILL.md at the top of the repository is no skill: a skill is a directory under a \
-         skill root"
-    } else {
-        "no skill root covers this SKILL.md: it is not linted, and a change to it needs a \
-         maintainer's review"
-    };
     Finding::warning(
         UNCOVERED_RULE,
         &skill.skill_file_path(),
         None,
-        format!("{what}; {}", uncovered_advice(layout, skill)),
+        format!(
+            "no skill root covers this SKILL.md: it is not linted, and a change to it needs a \
+             maintainer's review; {}",
+            uncovered_advice(layout, skill)
+        ),
     )
 }
 
-/// The skill file a directory holds, if any.
-fn skill_file_in(dir: &Path) -> Option<String> {
-    SKILL_FILES
-        .iter()
-        .find(|f| exact_file_exists(dir, f))
-        .map(|f| (*f).to_owned())
+/// Why a skill no root covers is gated (it changed): `None` for a skill under a root.
+pub fn gated_reason(layout: &Layout<'_>, skill: &SkillDir) -> Option<String> {
+    let file = skill.skill_file_path();
+    match layout.place(&skill.dir, None) {
+        Place::Skill { .. } => None,
+        Place::Hidden => {
+            let segments: Vec<&str> = skill.dir.split('/').collect();
+            let below = segments[..segments.len().saturating_sub(2)]
+                .iter()
+                .rev()
+                .find(|s| NOT_SKILL_DIRS.contains(s) || SKIPPED_DIRS.contains(s))
+                .map_or("a directory no skill root reaches".to_owned(), |s| {
+                    format!("`{s}/`")
+                });
+            let skills_dir = &skill.dir[..skill.dir.rfind('/').unwrap_or(0)];
+            Some(format!(
+                "{file} is laid out as a skill (`skills/{}/`) below {below}, where no skill root \
+                 reaches: gated as a skill because it changed, since a plugin manifest or a \
+                 symlink can load it whatever the directories above it are called; add `{file}` \
+                 to `[skills] ignore` in .skillgate.toml if it is a fixture or a template, or \
+                 `{skills_dir}` to `[skills] roots` if it is a skill",
+                skill.dir_name()
+            ))
+        }
+        Place::Uncovered | Place::NotASkill => Some(format!(
+            "{file} is under no skill root: gated as a skill because it changed; {}",
+            uncovered_advice(layout, skill)
+        )),
+    }
 }
 
-/// `exists()` on a case-insensitive file system would find `skill.md` for `SKILL.md`: compare the
-/// real entry name.
-fn exact_file_exists(dir: &Path, name: &str) -> bool {
-    dir.join(name).is_file()
-        && std::fs::read_dir(dir)
-            .map(|entries| {
-                entries
-                    .filter_map(Result::ok)
-                    .any(|e| e.file_name() == name)
-            })
-            .unwrap_or(false)
+/// Whether a changed skill file at `path` makes its directory a skill to gate though no root
+/// covers it: a `SKILL.md` no root covers ([`Place::Uncovered`], `SKILL.md` spelled so: a
+/// lowercase `skill.md` outside a root is as often a page about skills), or any skill file laid
+/// out as a skill below a fixture, template or vendored directory ([`Place::Hidden`]).
+pub fn gated_uncovered(layout: &Layout<'_>, path: &str) -> Option<SkillDir> {
+    let (dir, file) = path.rsplit_once('/').unwrap_or(("", path));
+    skill_file_rank(file)?;
+    let gated = match layout.place(dir, None) {
+        Place::Uncovered => file == SKILL_FILES[0],
+        Place::Hidden => true,
+        Place::Skill { .. } | Place::NotASkill => false,
+    };
+    gated.then(|| SkillDir {
+        dir: dir.to_owned(),
+        skill_file: file.to_owned(),
+    })
+}
+
+/// The skill file among a directory's entries, if any: the best ranked ([`skill_file_rank`]) of
+/// the files (or links to files) named so, by their real names (on a case-insensitive file
+/// system `exists()` would find `skill.md` for `SKILL.md`).
+fn skill_file_among(entries: &[std::fs::DirEntry]) -> Option<String> {
+    entries
+        .iter()
+        .filter_map(|entry| {
+            let name = entry.file_name().to_str()?.to_owned();
+            let rank = skill_file_rank(&name)?;
+            entry.path().is_file().then_some((rank, name))
+        })
+        .min()
+        .map(|(_, name)| name)
+}
+
+/// The skill file a directory holds, if any.
+fn skill_file_at(dir: &Path) -> Option<String> {
+    let entries: Vec<_> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .collect();
+    skill_file_among(&entries)
 }
 
 /// The symlinks followed after this many are a loop, as for the kernel (`MAXSYMLINKS`).
@@ -558,10 +756,16 @@ pub fn skill_files(
     skill: &SkillDir,
     all: &[SkillDir],
 ) -> std::io::Result<Vec<String>> {
+    // The repository itself (`dir` empty) holds every other skill.
+    let prefix = if skill.dir.is_empty() {
+        String::new()
+    } else {
+        format!("{}/", skill.dir)
+    };
     let nested: Vec<&str> = all
         .iter()
-        .filter(|other| other.dir.starts_with(&format!("{}/", skill.dir)))
-        .map(|other| &other.dir[skill.dir.len() + 1..])
+        .filter(|other| other.dir != skill.dir)
+        .filter_map(|other| other.dir.strip_prefix(&prefix))
         .collect();
     let base = repo.join(&skill.dir);
     let mut files = Vec::new();
@@ -597,11 +801,15 @@ pub fn skill_files(
     Ok(files)
 }
 
-/// The nearest enclosing skill of a repository-relative path.
+/// The nearest enclosing skill of a repository-relative path (the repository itself, `dir`
+/// empty, encloses every path).
 pub fn owner<'s>(skills: &'s [SkillDir], path: &str) -> Option<&'s SkillDir> {
     skills
         .iter()
-        .filter(|s| path.starts_with(&s.dir) && path.as_bytes().get(s.dir.len()) == Some(&b'/'))
+        .filter(|s| {
+            (s.dir.is_empty() && !path.is_empty())
+                || (path.starts_with(&s.dir) && path.as_bytes().get(s.dir.len()) == Some(&b'/'))
+        })
         .max_by_key(|s| s.dir.len())
 }
 
@@ -663,13 +871,28 @@ mod tests {
             ("skills/tool/skills/inner", skill("skills/tool/skills")),
             // A skill may carry the name of a directory that holds fixtures.
             ("skills/tests", skill("skills")),
-            // A skill's own fixtures and templates are its files.
+            // A skill's own fixtures and templates are its files, a template at the top of a
+            // skill too: only a direct child of a root may be named like them.
             ("skills/pdf/tests/fixtures/broken", Place::NotASkill),
             ("skills/maker/templates/new", Place::NotASkill),
-            // A wildcard does not reach into test, template, vendored or installed copies.
-            ("tests/fixtures/skills/fake", Place::NotASkill),
-            ("vendor/acme/skills/theirs", Place::NotASkill),
-            ("node_modules/pkg/skills/dep", Place::NotASkill),
+            ("skills/maker/templates", Place::NotASkill),
+            ("plugins/a/skills/maker/tests", Place::NotASkill),
+            ("plugins/a/skills/tests", skill("plugins/a/skills")),
+            // A plugin's name is no fixture directory: `*` matched it.
+            ("plugins/test/skills/deploy", skill("plugins/test/skills")),
+            ("plugins/build/skills/x", skill("plugins/build/skills")),
+            (
+                "plugins/templates/skills/x",
+                skill("plugins/templates/skills"),
+            ),
+            // A `**` does not reach into test, template, vendored or installed copies, but one
+            // laid out as a skill there is hidden: gated when it changes.
+            ("tests/fixtures/skills/fake", Place::Hidden),
+            ("vendor/acme/skills/theirs", Place::Hidden),
+            ("node_modules/pkg/skills/dep", Place::Hidden),
+            ("packages/test/skills/x", Place::Hidden),
+            ("skills/pdf/tests/fixtures/skills/x", Place::Hidden),
+            ("tests/fixtures/x", Place::NotASkill),
             ("template", Place::NotASkill),
             // No root: a warning.
             ("tools/foo", Place::Uncovered),
@@ -779,7 +1002,13 @@ mod tests {
             advice("a/b/c")
         );
         assert!(advice("tools").starts_with("move it into `skills/tools/`"));
-        assert!(advice("").starts_with("move the skill into `skills/<name>/`"));
+        assert!(
+            advice("").starts_with(
+                "add `.` to `[skills] roots` in .skillgate.toml if the repository itself is a skill"
+            ),
+            "{}",
+            advice("")
+        );
         assert!(
             advice(".claude/skills").starts_with("`.claude/skills` is a skill root"),
             "{}",
@@ -965,6 +1194,180 @@ mod tests {
         let err = resolve_chain(&root.join("loop")).err().expect("a loop");
         assert_eq!(err.raw_os_error(), Some(libc::ELOOP));
         assert!(resolve_chain(&root.join("missing")).is_err());
+    }
+
+    #[test]
+    fn a_link_under_a_root_to_a_directory_that_is_no_skill_is_a_skill_at_its_place() {
+        let repo = tempfile::tempdir().expect("tempdir");
+        let root = repo.path();
+        for dir in ["tests/fixtures/evil", "tools/helper", "skills/real"] {
+            std::fs::create_dir_all(root.join(dir)).expect("mkdir");
+            std::fs::write(root.join(dir).join("SKILL.md"), "---\n---\n").expect("w");
+        }
+        std::fs::create_dir_all(root.join(".claude/skills")).expect("mkdir");
+        for (link, to) in [
+            ("evil", "../../tests/fixtures/evil"),
+            ("helper", "../../tools/helper"),
+            // A skill at its real path is found once, there.
+            ("real", "../../skills/real"),
+        ] {
+            std::os::unix::fs::symlink(to, root.join(".claude/skills").join(link)).expect("ln");
+        }
+        let config = SkillsConfig::default();
+        let tree = Layout::new(&config).find_skills(root).expect("walk");
+        assert_eq!(
+            dirs(&tree.skills),
+            vec![
+                ".claude/skills/evil",
+                ".claude/skills/helper",
+                "skills/real"
+            ]
+        );
+        // The link covers `tools/helper`: no warning that nothing does.
+        assert!(tree.uncovered.is_empty(), "{:?}", tree.uncovered);
+        assert!(tree.findings.is_empty(), "{:?}", tree.findings);
+        let links: Vec<(&str, &str)> = tree
+            .links
+            .iter()
+            .map(|l| (l.path.as_str(), l.target.as_str()))
+            .collect();
+        assert!(
+            links.contains(&(".claude/skills/evil", "tests/fixtures/evil")),
+            "{links:?}"
+        );
+    }
+
+    #[test]
+    fn a_root_linked_to_a_fixture_directory_makes_its_children_skills() {
+        let repo = tempfile::tempdir().expect("tempdir");
+        let root = repo.path();
+        for dir in ["tests/fixtures/skills/evil", "skills/real"] {
+            std::fs::create_dir_all(root.join(dir)).expect("mkdir");
+            std::fs::write(root.join(dir).join("SKILL.md"), "---\n---\n").expect("w");
+        }
+        std::fs::create_dir_all(root.join(".claude")).expect("mkdir");
+        std::os::unix::fs::symlink("../tests/fixtures/skills", root.join(".claude/skills"))
+            .expect("ln");
+        // And a root that links to a root: its skills are found once, at their real paths.
+        std::fs::create_dir_all(root.join(".codex")).expect("mkdir");
+        std::os::unix::fs::symlink("../skills", root.join(".codex/skills")).expect("ln");
+        let config = SkillsConfig::default();
+        let tree = Layout::new(&config).find_skills(root).expect("walk");
+        assert_eq!(
+            dirs(&tree.skills),
+            vec![".claude/skills/evil", "skills/real"]
+        );
+        assert!(tree.findings.is_empty(), "{:?}", tree.findings);
+        let links: Vec<(&str, &str)> = tree
+            .links
+            .iter()
+            .map(|l| (l.path.as_str(), l.target.as_str()))
+            .collect();
+        assert_eq!(
+            links,
+            vec![
+                (".claude/skills", "tests/fixtures/skills"),
+                (".codex/skills", "skills")
+            ]
+        );
+    }
+
+    #[test]
+    fn a_skill_file_of_any_casing_counts_and_the_exact_one_wins() {
+        let repo = tempfile::tempdir().expect("tempdir");
+        let root = repo.path();
+        for (dir, files) in [
+            ("skills/a", &["Skill.md"][..]),
+            ("skills/b", &["SKILL.MD", "skill.md"][..]),
+            ("skills/c", &["SKILL.md", "Skill.md"][..]),
+            ("docs", &["Skill.md"][..]),
+        ] {
+            std::fs::create_dir_all(root.join(dir)).expect("mkdir");
+            for file in files {
+                std::fs::write(root.join(dir).join(file), "---\n---\n").expect("w");
+            }
+        }
+        let config = SkillsConfig::default();
+        let layout = Layout::new(&config);
+        let tree = layout.find_skills(root).expect("walk");
+        let files: Vec<String> = tree.skills.iter().map(SkillDir::skill_file_path).collect();
+        assert_eq!(
+            files,
+            vec![
+                "skills/a/Skill.md",
+                "skills/b/skill.md",
+                "skills/c/SKILL.md"
+            ]
+        );
+        let warned: Vec<(&str, &str)> = tree
+            .findings
+            .iter()
+            .map(|f| (f.rule.as_str(), f.file.as_str()))
+            .collect();
+        assert_eq!(warned, vec![(FILE_CASE_RULE, "skills/a/Skill.md")]);
+
+        let found = layout.find_in_paths([
+            "skills/a/Skill.md",
+            "skills/b/SKILL.MD",
+            "skills/b/skill.md",
+            "skills/c/Skill.md",
+            "skills/c/SKILL.md",
+            "skills/d/skill.mdx",
+        ]);
+        let files: Vec<String> = found.skills.iter().map(SkillDir::skill_file_path).collect();
+        assert_eq!(
+            files,
+            vec![
+                "skills/a/Skill.md",
+                "skills/b/skill.md",
+                "skills/c/SKILL.md"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_root_of_dot_makes_the_repository_a_skill_that_holds_the_others() {
+        let config = SkillsConfig {
+            roots: vec![".".to_owned(), "skills".to_owned()],
+            ..SkillsConfig::default()
+        };
+        let layout = Layout::new(&config);
+        assert_eq!(
+            layout.place("", None),
+            Place::Skill {
+                root: ".".to_owned()
+            }
+        );
+        assert_eq!(layout.place("tools/x", None), Place::Uncovered);
+        for roots in [vec!["**".to_owned()], vec!["*".to_owned()], Vec::new()] {
+            let config = SkillsConfig {
+                roots,
+                ..SkillsConfig::default()
+            };
+            assert_eq!(Layout::new(&config).place("", None), Place::Uncovered);
+        }
+
+        let repo = tempfile::tempdir().expect("tempdir");
+        let root = repo.path();
+        std::fs::create_dir_all(root.join("skills/inner/lib")).expect("mkdir");
+        std::fs::create_dir_all(root.join("scripts")).expect("mkdir");
+        for file in [
+            "SKILL.md",
+            "scripts/run.sh",
+            "skills/inner/SKILL.md",
+            "skills/inner/lib/x.py",
+        ] {
+            std::fs::write(root.join(file), "---\n---\n").expect("w");
+        }
+        let tree = layout.find_skills(root).expect("walk");
+        assert_eq!(dirs(&tree.skills), vec!["", "skills/inner"]);
+        assert_eq!(tree.skills[0].skill_file_path(), "SKILL.md");
+        let files = skill_files(root, &tree.skills[0], &tree.skills).expect("files");
+        assert_eq!(files, vec!["SKILL.md", "scripts/run.sh"]);
+        let owner_dir = |p: &str| owner(&tree.skills, p).map(|s| s.dir.as_str());
+        assert_eq!(owner_dir("scripts/run.sh"), Some(""));
+        assert_eq!(owner_dir("skills/inner/lib/x.py"), Some("skills/inner"));
+        assert_eq!(owner_dir("README.md"), Some(""));
     }
 
     #[test]

@@ -64,6 +64,11 @@ pub struct Signals {
     /// outside the roots, and whether it is a skill is a maintainer's call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub uncovered: Option<String>,
+    /// Why some of the skill's tests are not run: test frameworks detected beside the one the
+    /// suite runs, with their files (`tests not run: tests/greet.bats (bats); the suite ran
+    /// pytest; …`). Only for a detected suite: a declared one says what runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tests_not_run: Option<String>,
 }
 
 /// A `category` that differs between the base and the head (`None`: not set).

@@ -362,7 +362,9 @@ fn lint_spec(
         (Some(name), Some(node)) => {
             if let Some(problem) = name_problem(name) {
                 findings.push(at("name-invalid", node, problem));
-            } else if name != dir_name {
+            } else if !dir_name.is_empty() && name != dir_name {
+                // An empty `dir_name` is the repository itself (a root of `.`): its directory
+                // is the checkout's, named by whoever cloned it.
                 findings.push(at(
                     "name-mismatch",
                     node,

@@ -1,6 +1,8 @@
 //! Discovery on the layouts real skill repositories use (issue #15, points 1 and 2): a plugin
-//! marketplace, a monorepo with fixtures, templates and vendored copies, a `SKILL.md` no root
-//! covers, and the name rule `lint` and `check` share. Repositories are built in a temp dir.
+//! marketplace (plugins named like fixture directories too), a monorepo with fixtures, templates
+//! and vendored copies, a `SKILL.md` no root covers (at the top of a single-skill repository
+//! too), skills made by symlinks, odd casings of `SKILL.md`, and the name rule `lint` and
+//! `check` share. Repositories are built in a temp dir.
 
 mod common;
 
@@ -196,10 +198,10 @@ fn a_monorepo_is_found_without_its_fixtures_templates_and_vendored_copies() {
 
     let base = repo.commit("again");
     repo.write(
-        "packages/web/tests/fixtures/skills/fake/SKILL.md",
-        "---\nname: fake\ndescription: changed\n---\n",
+        "templates/SKILL.md",
+        "---\nname: {{name}}\ndescription: d\n---\n",
     );
-    repo.commit("a project fixture");
+    repo.commit("a project template");
     let (code, stdout, stderr) = run(repo.skillgate(&["check", "--base", &base]));
     assert_eq!(code, 0, "{stdout}{stderr}");
     assert!(
@@ -210,12 +212,354 @@ fn a_monorepo_is_found_without_its_fixtures_templates_and_vendored_copies() {
     );
     assert!(
         stdout.contains(
-            "\n  packages/web/tests/fixtures/skills/fake/SKILL.md: warning[skill-not-gated]: this \
-             SKILL.md changed but is not gated: it is no skill here (at the top of the \
-             repository, in a test, template, vendored or build directory, or named by \
-             `[skills] ignore`)"
+            "\n  templates/SKILL.md: warning[skill-not-gated]: this SKILL.md changed but is not \
+             gated: it is no skill here (in a test, template, vendored or build directory, or \
+             named by `[skills] ignore`)"
         ),
         "{stdout}"
+    );
+}
+
+/// The reasons of a gated skill's decision.
+fn reasons(skill: &serde_json::Value) -> Vec<&str> {
+    skill["decision"]["reasons"]
+        .as_array()
+        .expect("reasons")
+        .iter()
+        .map(|r| r.as_str().expect("reason"))
+        .collect()
+}
+
+#[test]
+fn a_plugin_named_like_a_fixture_directory_is_still_a_plugin() {
+    let repo = Repo::git();
+    repo.skill("plugins/test/skills/deploy", "deploy", 1, 0);
+    repo.skill("plugins/build/skills/release", "release", 1, 0);
+    repo.skill("plugins/templates/skills/tests", "tests", 1, 0);
+    let (code, doc, findings) = lint_findings(&repo);
+    assert_eq!(
+        lint_files(&doc),
+        vec![
+            "plugins/build/skills/release/SKILL.md",
+            "plugins/templates/skills/tests/SKILL.md",
+            "plugins/test/skills/deploy/SKILL.md",
+        ]
+    );
+    assert!(findings.is_empty(), "{findings:?}");
+    assert_eq!(code, 0);
+
+    let base = repo.commit("three plugins with fixture-like names");
+    repo.skill("plugins/test/skills/deploy", "deploy", 1, 1);
+    repo.commit("deploy regresses");
+    let (code, doc) = run_json(&repo, &["check", "--base", &base]);
+    assert_eq!(gated_dirs(&doc), vec!["plugins/test/skills/deploy"]);
+    assert_eq!(doc["skills"][0]["change"]["kind"], "modified");
+    assert_eq!(code, 3, "a failing test needs a maintainer: {doc}");
+}
+
+#[test]
+fn a_skill_laid_out_below_a_fixture_or_vendored_directory_needs_a_maintainer_when_it_changes() {
+    let repo = Repo::git();
+    repo.skill("skills/a", "a", 1, 0);
+    repo.skill("vendor/acme/skills/theirs", "theirs", 1, 0);
+    repo.skill("tests/fixtures/skills/fake", "fake", 1, 0);
+    // Fixtures are common: no warning while nothing changes them.
+    let (code, doc, findings) = lint_findings(&repo);
+    assert_eq!(lint_files(&doc), vec!["skills/a/SKILL.md"]);
+    assert!(findings.is_empty(), "{findings:?}");
+    assert_eq!(code, 0);
+
+    let base = repo.commit("a skill, a vendored one, a fixture");
+    // What an attacker names `vendor/…` or `tests/…` a plugin manifest can still load.
+    repo.skill("vendor/acme/skills/evil", "evil", 1, 0);
+    repo.write(
+        "tests/fixtures/skills/fake/SKILL.md",
+        "---\nname: fake\ndescription: Changed.\n---\n",
+    );
+    repo.commit("a vendored skill and a fixture change");
+    let (code, doc) = run_json(&repo, &["check", "--base", &base]);
+    assert_eq!(
+        gated_dirs(&doc),
+        vec!["tests/fixtures/skills/fake", "vendor/acme/skills/evil"]
+    );
+    assert_eq!(code, 3, "a maintainer decides: {doc}");
+    let evil = &doc["skills"][1];
+    assert_eq!(evil["change"]["kind"], "added");
+    assert_eq!(evil["decision"]["tier"], "human", "{evil}");
+    assert_eq!(evil["decision"]["criteria"]["skill_root"]["passed"], false);
+    assert!(
+        reasons(evil).contains(
+            &"vendor/acme/skills/evil/SKILL.md is laid out as a skill (`skills/evil/`) below \
+              `vendor/`, where no skill root reaches: gated as a skill because it changed, since \
+              a plugin manifest or a symlink can load it whatever the directories above it are \
+              called; add `vendor/acme/skills/evil/SKILL.md` to `[skills] ignore` in \
+              .skillgate.toml if it is a fixture or a template, or `vendor/acme/skills` to \
+              `[skills] roots` if it is a skill"
+        ),
+        "{:?}",
+        reasons(evil)
+    );
+    assert_eq!(doc["skills"][0]["decision"]["tier"], "human");
+
+    // The base's config can say it is a fixture: then a warning names it.
+    repo.write(
+        ".skillgate.toml",
+        "[skills]\nignore = [\"tests/fixtures\"]\n",
+    );
+    let base = repo.commit("fixtures are fixtures");
+    repo.write(
+        "tests/fixtures/skills/fake/SKILL.md",
+        "---\nname: fake\ndescription: Changed again.\n---\n",
+    );
+    repo.commit("a fixture change");
+    let (code, doc) = run_json(&repo, &["check", "--base", &base]);
+    assert!(gated_dirs(&doc).is_empty(), "{doc}");
+    assert_eq!(
+        check_findings(&doc),
+        BTreeSet::from([finding(
+            "skill-not-gated",
+            "warning",
+            "tests/fixtures/skills/fake/SKILL.md"
+        )])
+    );
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn a_symlink_that_makes_a_fixture_or_an_uncovered_directory_a_skill_is_gated() {
+    let repo = Repo::git();
+    repo.skill("skills/a", "a", 1, 0);
+    repo.skill("tests/fixtures/evil", "evil", 1, 0);
+    repo.skill("tools/helper", "helper", 1, 0);
+    let base = repo.commit("a fixture and a directory no root covers");
+    std::fs::create_dir_all(repo.path().join(".claude/skills")).expect("mkdir");
+    for (link, to) in [("evil", "tests/fixtures/evil"), ("helper", "tools/helper")] {
+        std::os::unix::fs::symlink(
+            format!("../../{to}"),
+            repo.path().join(".claude/skills").join(link),
+        )
+        .expect("symlink");
+    }
+    repo.commit("two links, nothing else");
+
+    // The linked directories are skills at the links' places; `tools/helper` is no longer
+    // "uncovered": the link covers it.
+    let (code, doc, findings) = lint_findings(&repo);
+    assert_eq!(
+        lint_files(&doc),
+        vec![
+            ".claude/skills/evil/SKILL.md",
+            ".claude/skills/helper/SKILL.md",
+            "skills/a/SKILL.md"
+        ]
+    );
+    assert!(findings.is_empty(), "{findings:?}");
+    assert_eq!(code, 0);
+
+    let (_, doc) = run_json(&repo, &["check", "--base", &base]);
+    assert_eq!(
+        gated_dirs(&doc),
+        vec![".claude/skills/evil", ".claude/skills/helper"]
+    );
+    for skill in doc["skills"].as_array().expect("skills") {
+        assert_eq!(skill["change"]["kind"], "added", "{skill}");
+    }
+
+    // A change to what a link leads to changes the linked skill, and is not "not gated".
+    let base = repo.commit("again");
+    repo.write(
+        "tests/fixtures/evil/SKILL.md",
+        "---\nname: evil\ndescription: Now it does more.\n---\n",
+    );
+    repo.commit("the fixture changes");
+    let (_, doc) = run_json(&repo, &["check", "--base", &base]);
+    assert_eq!(gated_dirs(&doc), vec![".claude/skills/evil"]);
+    assert_eq!(doc["skills"][0]["change"]["kind"], "modified");
+    assert!(check_findings(&doc).is_empty(), "{doc}");
+
+    // Retargeting a link modifies the skill at its place.
+    let base = repo.commit("again");
+    repo.remove(".claude/skills/helper");
+    std::os::unix::fs::symlink(
+        "../../tests/fixtures/evil",
+        repo.path().join(".claude/skills/helper"),
+    )
+    .expect("symlink");
+    repo.commit("helper now leads to the fixture");
+    let (_, doc) = run_json(&repo, &["check", "--base", &base]);
+    assert_eq!(gated_dirs(&doc), vec![".claude/skills/helper"]);
+    assert_eq!(doc["skills"][0]["change"]["kind"], "modified");
+
+    // A root that is a link: its children are skills at its place, added with it, modified
+    // by a change to a file of theirs where they really are.
+    let base = repo.commit("again");
+    std::fs::create_dir_all(repo.path().join(".agents")).expect("mkdir");
+    std::os::unix::fs::symlink("../tools", repo.path().join(".agents/skills")).expect("symlink");
+    repo.commit("a root linked to tools");
+    let (_, doc) = run_json(&repo, &["check", "--base", &base]);
+    assert_eq!(gated_dirs(&doc), vec![".agents/skills/helper"]);
+    assert_eq!(doc["skills"][0]["change"]["kind"], "added");
+    let base = repo.commit("again");
+    repo.write("tools/helper/test.sh", "echo '1..1'\necho 'ok 1 - still'\n");
+    repo.commit("the linked skill's suite changes");
+    let (_, doc) = run_json(&repo, &["check", "--base", &base]);
+    assert_eq!(gated_dirs(&doc), vec![".agents/skills/helper"]);
+    assert_eq!(doc["skills"][0]["change"]["kind"], "modified");
+}
+
+#[test]
+fn a_template_inside_a_skill_is_that_skills_file() {
+    let repo = Repo::git();
+    repo.skill("skills/skill-maker", "skill-maker", 1, 0);
+    repo.write(
+        "skills/skill-maker/templates/SKILL.md",
+        "---\nname: {{skill_name}}\ndescription: {{description}}\n---\n",
+    );
+    let (code, doc, findings) = lint_findings(&repo);
+    assert_eq!(lint_files(&doc), vec!["skills/skill-maker/SKILL.md"]);
+    assert!(findings.is_empty(), "{findings:?}");
+    assert_eq!(code, 0);
+
+    let base = repo.commit("a skill with a template");
+    repo.write(
+        "skills/skill-maker/templates/SKILL.md",
+        "---\nname: {{skill_name}}\ndescription: {{description}}, changed\n---\n",
+    );
+    repo.commit("the template changes");
+    let (code, doc) = run_json(&repo, &["check", "--base", &base]);
+    assert_eq!(gated_dirs(&doc), vec!["skills/skill-maker"]);
+    assert_ne!(code, 4, "the template is no skill to correct: {doc}");
+    assert_ne!(doc["skills"][0]["decision"]["tier"], "correction", "{doc}");
+}
+
+/// A repository that is one skill: `SKILL.md` at the top, a script and a suite beside it.
+fn single_skill_repo() -> Repo {
+    let repo = Repo::git();
+    repo.skill(".", "whole-repo", 1, 0);
+    repo.write("scripts/run.sh", "#!/bin/sh\necho hi\n");
+    repo
+}
+
+#[test]
+fn a_changed_skill_md_at_the_top_is_gated_as_a_skill_no_root_covers() {
+    let repo = single_skill_repo();
+    let (_, doc, findings) = lint_findings(&repo);
+    assert!(lint_files(&doc).is_empty());
+    assert_eq!(
+        findings,
+        BTreeSet::from([finding("skill-uncovered", "warning", "SKILL.md")])
+    );
+    let base = repo.commit("a single-skill repository");
+    repo.write(
+        "SKILL.md",
+        "---\nname: whole-repo\ndescription: Changed.\n---\n",
+    );
+    repo.commit("change it");
+    let (code, doc) = run_json(&repo, &["check", "--base", &base]);
+    assert_eq!(gated_dirs(&doc), vec![""]);
+    let skill = &doc["skills"][0];
+    assert_eq!(skill["skill_file"], "SKILL.md", "{skill}");
+    assert_eq!(skill["name"], "whole-repo");
+    assert_eq!(skill["decision"]["tier"], "human", "{skill}");
+    assert!(
+        reasons(skill).contains(
+            &"SKILL.md is under no skill root: gated as a skill because it changed; add `.` to \
+              `[skills] roots` in .skillgate.toml if the repository itself is a skill (one \
+              installed by cloning it into `~/.claude/skills/<name>`), or add `SKILL.md` to \
+              `[skills] ignore` if it is not a skill"
+        ),
+        "{:?}",
+        reasons(skill)
+    );
+    assert_eq!(code, 3);
+}
+
+#[test]
+fn a_root_of_dot_makes_the_repository_itself_a_skill() {
+    let repo = single_skill_repo();
+    repo.write(".skillgate.toml", "[skills]\nroots = [\".\", \"skills\"]\n");
+    repo.skill("skills/inner", "inner", 1, 0);
+    let (code, doc, findings) = lint_findings(&repo);
+    assert_eq!(lint_files(&doc), vec!["SKILL.md", "skills/inner/SKILL.md"]);
+    assert!(
+        findings.is_empty(),
+        "no name-mismatch with the checkout's name: {findings:?}"
+    );
+    assert_eq!(code, 0);
+
+    let (code, doc) = run_json(&repo, &["check", "--all"]);
+    assert_eq!(gated_dirs(&doc), vec!["", "skills/inner"]);
+    let top = &doc["skills"][0];
+    assert_eq!(top["skill_file"], "SKILL.md", "{top}");
+    assert_eq!(top["name"], "whole-repo");
+    assert_eq!(top["tests"]["pass_count"], 1, "its suite ran: {top}");
+    assert!(top["decision"]["criteria"]["skill_root"].is_null(), "{top}");
+    assert_ne!(code, 4, "{doc}");
+    // The trail names its files from the repository's top, without a leading `/`.
+    let conn = rusqlite::Connection::open(repo.db()).expect("db");
+    let (content_path, suite_path): (String, Option<String>) = conn
+        .query_row(
+            "SELECT content_path, test_suite_path FROM skills WHERE skill_dir = ''",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .expect("the repository's own row");
+    assert_eq!(content_path, "SKILL.md");
+    assert!(
+        suite_path.as_deref().is_none_or(|p| !p.starts_with('/')),
+        "{suite_path:?}"
+    );
+
+    // A change to a script beside it gates it; one inside the nested skill gates that one.
+    let base = repo.commit("a skill repository with a skill inside");
+    repo.write("scripts/run.sh", "#!/bin/sh\necho changed\n");
+    repo.commit("the script changes");
+    let (_, doc) = run_json(&repo, &["check", "--base", &base]);
+    assert_eq!(gated_dirs(&doc), vec![""]);
+    assert_eq!(doc["skills"][0]["change"]["kind"], "modified");
+    let (_, doc) = run_json(&repo, &["check", "--all", "--skill", "."]);
+    assert_eq!(gated_dirs(&doc), vec![""]);
+}
+
+#[test]
+fn a_skill_file_in_another_casing_is_the_skill_file_with_a_warning() {
+    let repo = Repo::git();
+    repo.skill("skills/a", "a", 1, 0);
+    std::fs::rename(
+        repo.path().join("skills/a/SKILL.md"),
+        repo.path().join("skills/a/Skill.md"),
+    )
+    .expect("rename");
+    let (code, doc, findings) = lint_findings(&repo);
+    assert_eq!(lint_files(&doc), vec!["skills/a/Skill.md"]);
+    assert_eq!(
+        findings,
+        BTreeSet::from([finding("skill-file-case", "warning", "skills/a/Skill.md")])
+    );
+    assert_eq!(code, 0);
+    let (_, stdout, _) = run(repo.skillgate(&["lint"]));
+    assert!(
+        stdout.starts_with(
+            "skills/a/Skill.md: warning[skill-file-case]: `Skill.md` is read as this skill's \
+             SKILL.md, as a case-insensitive file system (macOS, Windows) loads it; an agent on \
+             Linux looks for `SKILL.md` and does not find it: rename it to `SKILL.md`\n"
+        ),
+        "{stdout}"
+    );
+
+    let base = repo.commit("an oddly named skill file");
+    repo.write(
+        "skills/a/Skill.md",
+        "---\nname: a\ndescription: Changed.\n---\n",
+    );
+    repo.commit("change it");
+    let (_, doc) = run_json(&repo, &["check", "--base", &base]);
+    assert_eq!(gated_dirs(&doc), vec!["skills/a"]);
+    assert_eq!(doc["skills"][0]["change"]["kind"], "modified");
+    assert_eq!(
+        check_findings(&doc),
+        BTreeSet::from([finding("skill-file-case", "warning", "skills/a/Skill.md")]),
+        "lint and check agree"
     );
 }
 
@@ -321,31 +665,6 @@ fn a_pull_request_that_changes_only_an_uncovered_skill_md_does_not_pass() {
     assert_eq!(gated_dirs(&doc), vec!["tools/foo"]);
     assert_eq!(doc["skills"][0]["change"]["kind"], "deleted");
     assert_eq!(code, 3);
-}
-
-#[test]
-fn a_changed_skill_md_at_the_top_is_named_though_it_is_no_skill() {
-    let repo = Repo::git();
-    repo.skill("skills/a", "a", 1, 0);
-    repo.write("SKILL.md", "---\nname: whole-repo\ndescription: d\n---\n");
-    let (_, _, findings) = lint_findings(&repo);
-    assert_eq!(
-        findings,
-        BTreeSet::from([finding("skill-uncovered", "warning", "SKILL.md")])
-    );
-    let base = repo.commit("a top-level SKILL.md");
-    repo.write(
-        "SKILL.md",
-        "---\nname: whole-repo\ndescription: changed\n---\n",
-    );
-    repo.commit("change it");
-    let (_, doc) = run_json(&repo, &["check", "--base", &base]);
-    assert!(gated_dirs(&doc).is_empty(), "{doc}");
-    let findings = check_findings(&doc);
-    assert!(
-        findings.contains(&finding("skill-not-gated", "warning", "SKILL.md")),
-        "{findings:?}"
-    );
 }
 
 #[test]

@@ -149,6 +149,206 @@ fn a_moved_skill_keeps_its_row_and_history_and_the_other_setup_keeps_its_own() {
     assert_eq!(history(&repo.db())[2].2.as_deref(), Some("renamed"));
 }
 
+// Pull requests ------------------------------------------------------------------------------
+
+/// The pull request the `pull_request` jobs below run for.
+const PULL: i64 = 15;
+
+/// `check` as a `pull_request` job (no token, nothing published) on `base`..`head`: what it
+/// records goes to the repository's local trail.
+fn check_in_pull_request(repo: &Repo, base: &str, head: &str) -> serde_json::Value {
+    let job = tempfile::tempdir().expect("tempdir");
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/github/payloads/pull_request.opened.json"),
+    )
+    .expect("payload");
+    let mut payload: serde_json::Value = serde_json::from_str(&text).expect("json");
+    payload["pull_request"]["base"]["sha"] = base.into();
+    payload["pull_request"]["head"]["sha"] = head.into();
+    payload["number"] = PULL.into();
+    payload["pull_request"]["number"] = PULL.into();
+    let event = job.path().join("event.json");
+    std::fs::write(&event, payload.to_string()).expect("write");
+    let mut cmd = repo.skillgate(&[
+        "check",
+        "--base",
+        base,
+        "--head",
+        head,
+        "--publish",
+        "none",
+        "--format",
+        "json",
+    ]);
+    cmd.env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_EVENT_NAME", "pull_request")
+        .env("GITHUB_EVENT_PATH", &event)
+        .env("GITHUB_REPOSITORY", "Codertocat/Hello-World");
+    let (_, stdout, stderr) = run(cmd);
+    let doc: serde_json::Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|err| panic!("stdout is not JSON ({err}): {stdout}\nstderr: {stderr}"));
+    assert_eq!(doc["run"]["pull_request"], PULL, "{stderr}");
+    doc
+}
+
+/// Each history row's `(skill_id, change_kind, pull_request)`, by id.
+fn decisions(db: &Path) -> Vec<(i64, String, Option<i64>)> {
+    let conn = Connection::open(db).expect("db");
+    let mut stmt = conn
+        .prepare("SELECT skill_id, change_kind, pull_request FROM approval_history ORDER BY id")
+        .expect("prepare");
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .expect("query")
+        .collect::<Result<_, _>>()
+        .expect("rows")
+}
+
+/// A repository whose main branch holds `skills/victim`, recorded; then a pull request branch
+/// that moves it to `skills/evil` and calls it `evil`, gated and recorded as a pull request.
+/// Returns the main commit and the pull request's head.
+fn victim_moved_in_a_pull_request(repo: &Repo) -> (String, String) {
+    repo.write(".gitignore", ".skillgate/\n");
+    repo.skill("skills/victim", "victim", 2, 0);
+    let main = repo.commit("the victim skill");
+    let (_, doc) = run_json(repo, &["check", "--all"]);
+    assert_eq!(doc["run"]["pull_request"], serde_json::Value::Null);
+    repo.git_cmd(&["checkout", "-q", "-b", "evil-pr"]);
+    repo.git_cmd(&["mv", "skills/victim", "skills/evil"]);
+    repo.skill("skills/evil", "evil", 2, 0);
+    let head = repo.commit("take the victim's history");
+    let doc = check_in_pull_request(repo, &main, &head);
+    assert_eq!(doc["skills"][0]["change"]["kind"], "renamed");
+    assert_eq!(doc["skills"][0]["change"]["from"], "skills/victim");
+    // Recorded on the victim's row, which stays where it is, called what it is called.
+    assert_eq!(
+        skills(&repo.db()),
+        vec![(1, "victim".into(), Some("skills/victim".into()))]
+    );
+    (main, head)
+}
+
+#[test]
+fn a_pull_request_never_merged_cannot_move_a_skills_history() {
+    let repo = Repo::git();
+    let (main, _) = victim_moved_in_a_pull_request(&repo);
+    // Back on main, the victim changes: its history is its own, the pull request's decision
+    // in it, and no row is called evil.
+    repo.git_cmd(&["checkout", "-q", "main"]);
+    repo.skill("skills/victim", "victim", 3, 0);
+    let changed = repo.commit("the victim grows a test");
+    let (_, doc) = run_json(&repo, &["check", "--base", &main, "--head", &changed]);
+    assert_eq!(doc["skills"][0]["change"]["kind"], "modified");
+    assert_eq!(
+        skills(&repo.db()),
+        vec![(1, "victim".into(), Some("skills/victim".into()))]
+    );
+    assert_eq!(
+        decisions(&repo.db()),
+        vec![
+            (1, "unchanged".into(), None),
+            (1, "renamed".into(), Some(PULL)),
+            (1, "modified".into(), None),
+        ]
+    );
+    let (code, out) = verify(&repo.db());
+    assert_eq!(code, 0, "{out}");
+}
+
+#[test]
+fn a_move_merged_and_recorded_outside_a_pull_request_takes_the_row_along() {
+    let repo = Repo::git();
+    let (main, head) = victim_moved_in_a_pull_request(&repo);
+    repo.git_cmd(&["checkout", "-q", "main"]);
+    repo.git_cmd(&["merge", "-q", "--ff-only", "evil-pr"]);
+    // The merge, gated on the default branch (a `push` run).
+    let (_, doc) = run_json(&repo, &["check", "--base", &main, "--head", &head]);
+    assert_eq!(doc["skills"][0]["change"]["kind"], "renamed");
+    assert_eq!(
+        skills(&repo.db()),
+        vec![(1, "evil".into(), Some("skills/evil".into()))]
+    );
+    let by_skill: Vec<i64> = decisions(&repo.db()).iter().map(|d| d.0).collect();
+    assert_eq!(by_skill, vec![1, 1, 1]);
+}
+
+#[test]
+fn a_skill_moved_onto_a_deleted_skills_directory_takes_its_own_row_there() {
+    let repo = Repo::git();
+    repo.write(".gitignore", ".skillgate/\n");
+    repo.skill("skills/old", "old", 1, 0);
+    let first = repo.commit("old");
+    run_json(&repo, &["check", "--all"]);
+    repo.remove("skills/old");
+    let gone = repo.commit("old goes");
+    run_json(&repo, &["check", "--base", &first, "--head", &gone]);
+    repo.skill("skills/x", "x", 2, 0);
+    let added = repo.commit("x");
+    run_json(&repo, &["check", "--base", &gone, "--head", &added]);
+    repo.git_cmd(&["mv", "skills/x", "skills/old"]);
+    let moved = repo.commit("x moves where old was");
+    let (_, doc) = run_json(&repo, &["check", "--base", &added, "--head", &moved]);
+    assert_eq!(doc["skills"][0]["change"]["kind"], "renamed");
+    assert_eq!(doc["skills"][0]["change"]["from"], "skills/x");
+    assert_eq!(
+        skills(&repo.db()),
+        vec![
+            (1, "old".into(), None),
+            (2, "x".into(), Some("skills/old".into())),
+        ],
+        "x's row moved with it; the deleted skill kept its history without a directory"
+    );
+    assert_eq!(
+        decisions(&repo.db())
+            .into_iter()
+            .map(|(id, kind, _)| (id, kind))
+            .collect::<Vec<_>>(),
+        vec![
+            (1, "unchanged".into()),
+            (1, "deleted".into()),
+            (2, "added".into()),
+            (2, "renamed".into()),
+        ]
+    );
+}
+
+#[test]
+fn a_pull_request_never_merged_takes_over_no_row_the_seed_inserted() {
+    let repo = Repo::git();
+    repo.write(".gitignore", ".skillgate/\n");
+    let main = repo.commit("empty");
+    // The seed's rows: a skill inserted by name, and an agent mapped to it.
+    let store = Store::open(&repo.db()).expect("open");
+    drop(store);
+    Connection::open(repo.db())
+        .expect("db")
+        .execute_batch(
+            "INSERT INTO skills (name, category, content_path, content_hash, version)
+             VALUES ('setup', 'testing', './.claude/skills/setup.md', 'h', '1.0.0');
+             INSERT INTO agent_skill_mappings (agent_type, skill_id) VALUES ('coder', 1);",
+        )
+        .expect("seed");
+    repo.git_cmd(&["checkout", "-q", "-b", "squatter"]);
+    repo.skill("skills/setup", "setup", 1, 0);
+    let head = repo.commit("a setup skill");
+    check_in_pull_request(&repo, &main, &head);
+    assert_eq!(
+        skills(&repo.db()),
+        vec![
+            (1, "setup".into(), None),
+            (2, "setup".into(), Some("skills/setup".into())),
+        ]
+    );
+    let mapped: i64 = Connection::open(repo.db())
+        .expect("db")
+        .query_row("SELECT skill_id FROM agent_skill_mappings", [], |r| {
+            r.get(0)
+        })
+        .expect("mapping");
+    assert_eq!(mapped, 1, "the agent still loads the seed's skill");
+    assert_eq!(decisions(&repo.db()), vec![(2, "added".into(), Some(PULL))]);
+}
+
 // Reviews -----------------------------------------------------------------------------------
 
 const REPOSITORY: &str = "octo/plugins";

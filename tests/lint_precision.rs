@@ -1,6 +1,9 @@
 //! Lint precision on skills shaped like real ones (issue #15, points 3 and 9): what prose names
 //! is not a file the skill must ship, and only what runs a script directly asks it to be
-//! executable. Fixtures: `tests/fixtures/lint/precision/` (see its README).
+//! executable; what the commands of `SKILL.md` run is checked wherever they stand (a block in no
+//! language, past interpreter options, after `cd`), and what they write is not required.
+//! Fixtures: `tests/fixtures/lint/precision/` and `tests/fixtures/lint/commands/` (see their
+//! READMEs).
 
 mod common;
 
@@ -10,6 +13,7 @@ use std::path::Path;
 use common::{Repo, run};
 
 const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/lint/precision");
+const COMMANDS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/lint/commands");
 
 /// Copy `from` into `to`, every file `0644`: what is executable is set by each test.
 fn copy_tree(from: &Path, to: &Path) {
@@ -28,9 +32,14 @@ fn copy_tree(from: &Path, to: &Path) {
 }
 
 fn fixture_repo() -> Repo {
+    repo_of(FIXTURE)
+}
+
+/// A repository holding the `skills/` tree of the fixture at `fixture`.
+fn repo_of(fixture: &str) -> Repo {
     let repo = Repo::plain();
     copy_tree(
-        &Path::new(FIXTURE).join("skills"),
+        &Path::new(fixture).join("skills"),
         &repo.path().join("skills"),
     );
     repo
@@ -162,5 +171,79 @@ fn check_needs_correction_for_a_missing_file_a_command_runs_not_for_one_prose_na
             fence["lint"][0]["column"].as_u64()
         ),
         (Some(6), Some(9))
+    );
+}
+
+#[test]
+fn a_command_in_a_block_in_no_language_is_checked_but_sample_output_is_not() {
+    let repo = repo_of(COMMANDS);
+    assert_eq!(
+        lint_lines(&repo, "blocks"),
+        vec![
+            "skills/blocks/SKILL.md:10:9: error[reference-missing]: `scripts/build_report.py` is not in the skill, and this command runs it: add it, or fix the command",
+            "skills/blocks/SKILL.md:16:11: error[reference-missing]: `scripts/summarize.py` is not in the skill, and this command runs it: add it, or fix the command",
+            "skills/blocks/SKILL.md:22:14: error[reference-missing]: `scripts/render.sh` is not in the skill, and this command runs it: add it, or fix the command",
+        ],
+        "an unlabelled fence, a `text` fence behind a `$ ` prompt and an indented block in a \
+         list; in the sample output, not `cat: references/notes.md: …`, `./scripts/not-run.sh`, \
+         `uv run scripts/users-own.py` nor `python3 app.py`"
+    );
+}
+
+#[test]
+fn interpreter_option_values_are_not_the_script() {
+    let repo = repo_of(COMMANDS);
+    assert_eq!(
+        lint_lines(&repo, "options"),
+        vec![
+            "skills/options/SKILL.md:8:19: error[reference-missing]: `scripts/build_report.py` is not in the skill, and this command runs it: add it, or fix the command",
+            "skills/options/SKILL.md:9:17: error[reference-missing]: `scripts/present.py` is not in the skill, and this command runs it: add it, or fix the command",
+            "skills/options/SKILL.md:14:20: error[reference-missing]: `scripts/publish.sh` is not in the skill, and this command runs it: add it, or fix the command",
+        ],
+        "past `-W ignore`, `-X utf8` and `-euo pipefail`; `node --require ./scripts/setup.js` \
+         loads a module, it does not run a script; `python3 -c` runs no file"
+    );
+}
+
+#[test]
+fn cd_into_the_skill_directory_is_followed_to_the_files_it_runs() {
+    let repo = repo_of(COMMANDS);
+    assert_eq!(
+        lint_lines(&repo, "cdthen"),
+        vec![
+            "skills/cdthen/SKILL.md:9:9: error[reference-missing]: `build_report.py` (after `cd ${CLAUDE_SKILL_DIR}/scripts`) names `scripts/build_report.py`, which is not in the skill, and this command runs it: add it, or fix the command",
+            "skills/cdthen/SKILL.md:14:58: error[reference-missing]: `report.py` (after `cd $SKILL_DIR`) is not in the skill, and this command runs it: add it, or fix the command",
+            "skills/cdthen/scripts/generate.sh: warning[script-not-executable]: SKILL.md:10 runs it directly, and the script is not executable: `chmod +x` it (and `git update-index --chmod=+x` it, so that the repository keeps the bit)",
+        ],
+        "`cd {{baseDir}}/scripts && bash render.sh` finds it; after `cd /tmp/work`, \
+         `scripts/users-own.py` is not the skill's; the next block starts afresh"
+    );
+    chmod(&repo, "skills/cdthen/scripts/generate.sh", 0o755);
+    repo.write("skills/cdthen/scripts/build_report.py", "print('report')\n");
+    repo.write("skills/cdthen/report.py", "print('report')\n");
+    assert_eq!(lint_lines(&repo, "cdthen"), Vec::<String>::new());
+}
+
+#[test]
+fn files_the_skill_writes_before_it_reads_them_are_not_missing() {
+    let repo = repo_of(COMMANDS);
+    assert_eq!(
+        lint_lines(&repo, "generated"),
+        vec![
+            "skills/generated/SKILL.md:18:5: error[reference-missing]: `references/before.md` is not in the skill, and this command reads it: add it, or fix the command",
+        ],
+        "written by `>`, `tee`, `mkdir` + `--out-dir`, `cp` and `-o`, then read: not required, \
+         nor named by the link and the mention of the summary; read before it is written: required"
+    );
+}
+
+#[test]
+fn the_commands_tree_counts_and_exits_as_errors_say() {
+    let repo = repo_of(COMMANDS);
+    let (code, stdout, _) = run(repo.skillgate(&["lint"]));
+    assert_eq!(code, 4, "{stdout}");
+    assert!(
+        stdout.ends_with("4 skills: 9 errors, 1 warning\n"),
+        "{stdout}"
     );
 }

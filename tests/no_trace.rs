@@ -1,7 +1,8 @@
-//! The gate leaves no trace in the checkout it gates (issue #15, point 7): a pytest-cov, a jest
-//! and a node:test skill run for real, twice, and `git status --ignored` shows nothing new but
-//! the gate's own trail; the second run gates what the first did, unchanged, and no warning
-//! says the working tree has uncommitted changes.
+//! The gate leaves no trace in the checkout it gates (issue #15, point 7): a pytest-cov, a
+//! hypothesis, a jest, a node:test and a cargo skill (a crate without a `Cargo.lock`) run for
+//! real, twice, and `git status --ignored` shows nothing new but the gate's own trail; the second
+//! run gates what the first did, unchanged, and no warning says the working tree has
+//! uncommitted changes.
 
 mod common;
 mod support;
@@ -26,7 +27,7 @@ const GRADE_JS: &str = "function grade(n) {\n  if (n >= 90) return \"A\";\n  if 
                         \"B\";\n  return \"C\";\n}\nmodule.exports = { grade };\n";
 
 /// The repository: `main` holds only a `.gitignore` that hides what frameworks leave (as many
-/// users' do; `--ignored` sees through it), `feature` adds the three skills. jest is in the
+/// users' do; `--ignored` sees through it), `feature` adds the five skills. jest is in the
 /// ignored `node_modules` at the top, where the gate finds hoisted binaries.
 fn repository() -> Repo {
     // Under the target directory: jest's tree is hard-linked from `target/test-tools/`.
@@ -38,7 +39,8 @@ fn repository() -> Repo {
     repo.git_cmd(&["config", "commit.gpgsign", "false"]);
     repo.write(
         ".gitignore",
-        "node_modules/\n__pycache__/\n.pytest_cache/\n.coverage\ncoverage/\n",
+        "node_modules/\n__pycache__/\n.pytest_cache/\n.coverage\ncoverage/\n.hypothesis/\n\
+         target/\n",
     );
     repo.commit("base");
     repo.git_cmd(&["checkout", "-q", "-b", "feature"]);
@@ -85,7 +87,33 @@ fn repository() -> Repo {
          { grade } = require(\"../grade\");\ntest(\"a\", () => assert.strictEqual(grade(95), \
          \"A\"));\ntest(\"b\", () => assert.strictEqual(grade(60), \"B\"));\n",
     );
-    repo.commit("three skills");
+    repo.write(
+        &format!("{skills}/hypothesis-grade/SKILL.md"),
+        &skill_md("hypothesis-grade"),
+    );
+    repo.write(&format!("{skills}/hypothesis-grade/grade.py"), GRADE_PY);
+    repo.write(
+        &format!("{skills}/hypothesis-grade/test_grade.py"),
+        "from hypothesis import given, strategies as st\n\nfrom grade import grade\n\n\n\
+         @given(st.integers(min_value=90, max_value=100))\ndef test_a(n):\n    assert grade(n) \
+         == \"A\"\n",
+    );
+
+    // No `Cargo.lock` committed: `cargo test` writes one.
+    repo.write(
+        &format!("{skills}/cargo-grade/SKILL.md"),
+        &skill_md("cargo-grade"),
+    );
+    repo.write(
+        &format!("{skills}/cargo-grade/Cargo.toml"),
+        "[package]\nname = \"grade\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    );
+    repo.write(
+        &format!("{skills}/cargo-grade/src/lib.rs"),
+        "pub fn grade(n: u32) -> char {\n    if n >= 90 { 'A' } else { 'B' }\n}\n\n#[test]\nfn \
+         a() {\n    assert_eq!(grade(95), 'A');\n}\n",
+    );
+    repo.commit("five skills");
     tools::copy_tree(
         &tools::jest_install().join("node_modules"),
         &repo.path().join("node_modules"),
@@ -149,7 +177,7 @@ fn check(repo: &Repo, path_var: &std::ffi::OsStr) -> (Vec<String>, serde_json::V
 
 #[test]
 fn two_checks_leave_the_checkout_as_it_was_and_the_second_gates_nothing_new() {
-    let venv_bin = tools::python_with_pytest();
+    let venv_bin = tools::python_with_hypothesis();
     let repo = repository();
     let path_var = std::env::join_paths(std::iter::once(venv_bin).chain(std::env::split_paths(
         &std::env::var_os("PATH").unwrap_or_default(),
@@ -160,12 +188,14 @@ fn two_checks_leave_the_checkout_as_it_was_and_the_second_gates_nothing_new() {
 
     let (first, doc, stderr) = check(&repo, &path_var);
     assert!(!stderr.contains("uncommitted changes"), "{stderr}");
-    assert_eq!(first.len(), 3, "{first:?}");
+    assert_eq!(first.len(), 5, "{first:?}");
     // Each suite really ran, with the framework that writes caches and coverage data.
     for (name, framework, passed) in [
         ("pytest-grade", "pytest", 2),
+        ("hypothesis-grade", "pytest", 1),
         ("jest-grade", "jest", 2),
         ("node-grade", "node:test", 2),
+        ("cargo-grade", "cargo", 1),
     ] {
         let skill = common::skill(&doc, name);
         assert_eq!(skill["suite"]["framework"], framework, "{skill}");

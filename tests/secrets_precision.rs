@@ -22,6 +22,8 @@ const DIGITS: &[u8] = b"0123456789";
 const HEX: &[u8] = b"0123456789abcdef";
 const LETTERS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const PASSWORD: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789!#%+=@^";
+/// Every printable ASCII character but the space (a value with blanks is read as prose).
+const PRINTABLE: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
 
 /// `len` characters of `alphabet` from a xorshift generator: the same seed, the same value.
 fn fake(alphabet: &[u8], len: usize, seed: u64) -> String {
@@ -404,7 +406,7 @@ fn real_keys() -> Vec<Case> {
             "curl -H \"Authorization: Bearer {}\" https://api.acme.dev",
         ),
         real(
-            "tests/fixtures/session.json",
+            "config/session.json",
             "jwt",
             jwt("RS256", 342, s(39)),
             "{\"id_token\": \"{}\"}",
@@ -428,7 +430,7 @@ fn real_keys() -> Vec<Case> {
             "{\"private_key\": \"{}\"}",
         ),
         real(
-            "tests/fixtures/ec.pem",
+            "keys/ec.pem",
             "private-key",
             pem("EC PRIVATE KEY", 3, s(43)),
             "{}",
@@ -510,6 +512,75 @@ fn real_keys() -> Vec<Case> {
             "huggingface-token",
             p("h", "f_") + &fake(LETTERS, 34, s(56)),
             "HF_TOKEN = \"{}\"  # dummy",
+        ),
+        // Words elsewhere on the line say nothing of a generic secret: a comment about something
+        // else, a file name, an identifier, a document's title.
+        real(
+            "scripts/load.sh",
+            "generic-secret",
+            fake(ALNUM, 32, s(57)),
+            "API_KEY=\"{}\" # rotated after the load test",
+        ),
+        real(
+            "SKILL.md",
+            "generic-secret",
+            "Hq3ZtR7vLk2Xw9PmN4bYc7Hd".to_owned(),
+            "```bash\npython3 scripts/test_connection.py --token {}\n```",
+        ),
+        real(
+            "scripts/probe.sh",
+            "generic-secret",
+            fake(ALNUM, 24, s(59)),
+            "curl -s -H \"X-Api-Key: {}\" http://localhost:8080/health # e.g. a status probe",
+        ),
+        real(
+            "scripts/db.sh",
+            "generic-secret",
+            fake(PRINTABLE, 16, s(60)).replace(['\'', '\\'], "k"),
+            "PGPASSWORD='{}' psql -h db -U your_user -c 'select 1'",
+        ),
+        real(
+            "SKILL.md",
+            "generic-secret",
+            fake(PRINTABLE, 15, s(61)).replace(['\'', '\\'], "k"),
+            "# Sample Data Generator\n\nLoads the warehouse.\n\n```bash\nexport WAREHOUSE_PASSWORD='{}'\n```",
+        ),
+        // Passwords with the punctuation templates use: only a template's shape is one.
+        real(
+            "scripts/db.sh",
+            "generic-secret",
+            "Kx9<mP2vL8@qR4!".to_owned(),
+            "export PGPASSWORD='{}'",
+        ),
+        real(
+            "scripts/db.sh",
+            "generic-secret",
+            "7fQ>w2Lm9zRt4Kx8".to_owned(),
+            "export REDIS_PASSWORD='{}'",
+        ),
+        real(
+            "scripts/db.sh",
+            "generic-secret",
+            "aZ3...Lq9mW2xR7tK".to_owned(),
+            "export API_TOKEN='{}'",
+        ),
+        real(
+            "scripts/db.sh",
+            "generic-secret",
+            "(Zp9LmX2vK8sTq4".to_owned(),
+            "export SMTP_PASSWORD='{}'",
+        ),
+        real(
+            ".env",
+            "generic-secret",
+            "${9Lm{X2vK8sT}q4".to_owned(),
+            "ADMIN_PASSWORD=\"{}\"",
+        ),
+        real(
+            ".env",
+            "url-password",
+            "$Hq3!Zp9LmX2vK8s".to_owned(),
+            "DATABASE_URL=postgres://app:{}@db.internal:5432/app",
         ),
     ]
 }
@@ -805,7 +876,10 @@ fn placeholders_are_never_errors_and_real_keys_always_are() {
                 && (f.redacted == redacted_prefix(&case.secret) || f.rule == "private-key")
         });
         if !hit {
-            false_negatives.push(format!("{} ({}): {found:?}", case.path, case.rule));
+            false_negatives.push(format!(
+                "{} ({}) {:?}: {found:?}",
+                case.path, case.rule, case.text
+            ));
         }
     }
     let mut false_positives = Vec::new();
@@ -976,5 +1050,222 @@ fn a_skill_with_only_examples_is_not_blocked_and_shows_the_warnings() {
              rotate it"
         )),
         "{text}"
+    );
+}
+
+/// `value` inside `quote`, with a backslash before what would end or escape it (`"`, `\`, and in
+/// a shell's double quotes `$` and a backtick).
+fn quoted(value: &str, quote: char, shell: bool) -> String {
+    let mut out = String::from(quote);
+    for c in value.chars() {
+        if c == quote || c == '\\' || (shell && quote == '"' && matches!(c, '$' | '`')) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push(quote);
+    out
+}
+
+/// How a file writes its `i`-th value, as written (quoted).
+type LineOf = fn(usize, &str) -> String;
+
+/// Random 16-character passwords of every printable character but the space, as generators
+/// make them, in the places skills keep them: none may be missed (issue #15 review, M2: a
+/// third of them were taken for templates by a `<`, a `>`, a `...`, a `${` or a leading `(`).
+#[test]
+fn random_printable_passwords_are_all_found() {
+    const COUNT: usize = 1000;
+    let passwords: Vec<String> = (0..COUNT as u64)
+        .map(|i| fake(PRINTABLE, 16, 10_000 + i))
+        .collect();
+    // As written in each file: single quotes in a shell when the value holds none.
+    let shell = |v: &str| {
+        if v.contains('\'') {
+            quoted(v, '"', true)
+        } else {
+            format!("'{v}'")
+        }
+    };
+    let files: [(&str, Vec<String>, LineOf); 3] = [
+        (
+            ".env",
+            passwords.iter().map(|v| quoted(v, '"', false)).collect(),
+            |i, v| format!("DB_PASSWORD_{i}={v}"),
+        ),
+        (
+            "scripts/db.sh",
+            passwords.iter().map(|v| shell(v)).collect(),
+            |i, v| format!("export PGPASSWORD_{i}={v}"),
+        ),
+        (
+            "scripts/db.py",
+            passwords.iter().map(|v| quoted(v, '"', false)).collect(),
+            |i, v| format!("conn_{i} = connect(host=\"db\", password={v})"),
+        ),
+    ];
+    let mut missed = Vec::new();
+    for (path, written, line) in &files {
+        let text: Vec<String> = written
+            .iter()
+            .enumerate()
+            .map(|(i, v)| line(i, v))
+            .collect();
+        let text = text.join("\n");
+        let found = scan(&Sources::from_texts(&[(path, text.as_str())]));
+        for (i, value) in written.iter().enumerate() {
+            // The secret as written, inside its quotes.
+            let secret = &value[1..value.len() - 1];
+            let line_no = u32::try_from(i + 1).unwrap_or(0);
+            let hit = found.iter().any(|f| {
+                f.line == line_no
+                    && f.rule == "generic-secret"
+                    && f.level == Level::Error
+                    && f.redacted == redacted_prefix(secret)
+            });
+            if !hit {
+                missed.push(format!("{path}:{line_no} {secret}"));
+            }
+        }
+        // Nothing else is found: one secret a line.
+        assert!(found.len() <= COUNT, "{path}: {} findings", found.len());
+    }
+    let total = COUNT * files.len();
+    println!(
+        "random printable passwords: {total} ({COUNT} in each of .env, a shell script and \
+         Python), false-negative rate {:.4} ({})",
+        missed.len() as f64 / total as f64,
+        missed.len()
+    );
+    assert_eq!(missed, Vec::<String>::new());
+}
+
+/// A JWT or a private key in a test fixture the skill does not run is the suite's: a warning
+/// with the reason. Elsewhere, or in a test file the skill runs, it is an error.
+#[test]
+fn jwts_and_private_keys_in_test_fixtures_are_warnings() {
+    let token = jwt("HS256", 43, 70);
+    let key = pem("PRIVATE KEY", 2, 71);
+    let cases = [
+        (
+            "tests/test_auth.py",
+            "scripts/auth.py",
+            format!("EXPIRED = \"{token}\"\n"),
+            "jwt",
+        ),
+        (
+            "tests/fixtures/test_signing_key.pem",
+            "keys/signing_key.pem",
+            key.clone(),
+            "private-key",
+        ),
+    ];
+    for (path, elsewhere, text, rule) in &cases {
+        let found = scan(&Sources::from_texts(&[(path, text.as_str())]));
+        let shown: Vec<(&str, Level, String)> = found
+            .iter()
+            .map(|f| {
+                (
+                    f.rule,
+                    f.level,
+                    f.example.map(|e| e.to_string()).unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            shown,
+            [(*rule, Level::Warning, "in a test fixture".to_owned())],
+            "{path}"
+        );
+        // The same file run by the skill, or outside the tests: an error.
+        let mut sources = Sources::from_texts(&[(path, text.as_str())]);
+        sources.files[0].run_by_skill = true;
+        for sources in [sources, Sources::from_texts(&[(elsewhere, text.as_str())])] {
+            let found = scan(&sources);
+            assert!(
+                found.len() == 1 && found[0].level == Level::Error && found[0].example.is_none(),
+                "{}: {found:?}",
+                sources.files[0].path
+            );
+        }
+    }
+    // A provider key stays an error in a test fixture.
+    let provider = format!("{}{}", p("gh", "p_"), fake(ALNUM, 36, 72));
+    let text = format!("TOKEN = \"{provider}\"\n");
+    let found = scan(&Sources::from_texts(&[(
+        "tests/test_api.py",
+        text.as_str(),
+    )]));
+    assert!(
+        found.len() == 1 && found[0].level == Level::Error,
+        "{found:?}"
+    );
+}
+
+/// The skill runs these test-looking files: what they hold is the skill's, not a fixture's
+/// (issue #15 review, H4).
+#[test]
+fn a_test_file_the_skill_runs_or_sources_holds_real_secrets() {
+    let repo = Repo::plain();
+    let dir = ".claude/skills/warehouse";
+    let password = fake(PRINTABLE, 16, 80).replace(['\'', '\\'], "k");
+    let key = fake(ALNUM, 40, 81);
+    repo.write(
+        &format!("{dir}/SKILL.md"),
+        "---\nname: warehouse\ndescription: Loads the warehouse and checks the billing API.\n---\n\
+         # Warehouse\n\nLoad it with `bash scripts/run.sh`, then check the billing API:\n\n\
+         ```bash\npython3 scripts/test_connection.py\n```\n",
+    );
+    repo.write(
+        &format!("{dir}/scripts/run.sh"),
+        "#!/bin/bash\nsource \"$(dirname \"$0\")/../tests/config.env\"\npsql -h db -U app -c 'select 1'\n",
+    );
+    repo.write(
+        &format!("{dir}/tests/config.env"),
+        &format!("DB_PASSWORD='{password}'\nAPI_KEY=\"{key}\"\n"),
+    );
+    repo.write(
+        &format!("{dir}/scripts/test_connection.py"),
+        &format!("import os\nAPI_KEY = \"{key}\"\nprint(len(API_KEY))\n"),
+    );
+    // The suite's own fixture, which nothing of the skill runs, stays a warning.
+    repo.write(
+        &format!("{dir}/tests/fixtures/users.json"),
+        "{\"password\": \"Xk29vLqP7mZt\"}\n",
+    );
+    repo.write(
+        &format!("{dir}/test.sh"),
+        "echo '1..1'; echo 'ok 1 - warehouse'\n",
+    );
+    let (_, doc) = run_json(&repo, &["check", "--all"]);
+    let warehouse = skill(&doc, "warehouse");
+    let analysis = &warehouse["signals"]["analysis"];
+    let shown = |v: &str| format!("{}…", &v[..4]);
+    assert_eq!(
+        analysis["secrets"],
+        serde_json::json!([
+            format!(
+                "{dir}/scripts/test_connection.py:2 generic-secret {}",
+                shown(&key)
+            ),
+            format!(
+                "{dir}/tests/config.env:1 generic-secret {}",
+                shown(&password)
+            ),
+            format!("{dir}/tests/config.env:2 generic-secret {}", shown(&key)),
+        ]),
+        "{analysis}"
+    );
+    assert_eq!(
+        analysis["secret_warnings"],
+        serde_json::json!([format!(
+            "{dir}/tests/fixtures/users.json:1 generic-secret Xk29… (in a test fixture)"
+        )]),
+        "{analysis}"
+    );
+    assert_eq!(
+        warehouse["decision"]["decision"], "needs_correction",
+        "{}",
+        warehouse["decision"]
     );
 }

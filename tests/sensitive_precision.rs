@@ -1,7 +1,9 @@
 //! Security sensitivity on the word and on the use (issue #15, point 6): a word inside a string
 //! literal, a regex, a heredoc or a message is not a use, and what builds, loads or injects
 //! native code, sets setuid bits, writes `/etc` or runs a download is flagged with its file and
-//! line. The skills are `tests/fixtures/sensitive/` (see its README), each gated in a
+//! line, however it is written: fed to an interpreter through a heredoc or a here-string,
+//! behind quotes, paths, variables or a `cd`, in a call split over lines, or in an untagged
+//! block of `SKILL.md`. The skills are `tests/fixtures/sensitive/` (see its README), each gated in a
 //! repository of its own next to a suite that passes, so a flag is the only thing that moves
 //! its tier.
 
@@ -121,6 +123,42 @@ fn native_code_injection_setuid_etc_writes_and_downloads_run_are_flagged_with_th
             "security-sensitive code: privilege: sudo (.claude/skills/true-uses/SKILL.md:11), "
         ),
         "{reasons}"
+    );
+    assert_eq!(tier, "human", "{reasons}");
+}
+
+#[test]
+fn uses_hidden_in_heredocs_quotes_paths_split_calls_and_untagged_blocks_are_flagged() {
+    let (tier, sensitive, _, reasons) = gate("hidden-uses");
+    assert_eq!(
+        sensitive,
+        vec![
+            "privilege: sudo (SKILL.md:13)",
+            "remote code: curl | bash (SKILL.md:13)",
+            "privilege: sudo (scripts/feed.sh:4)",
+            "privilege: doas (scripts/feed.sh:7)",
+            "privilege: pkexec (scripts/feed.sh:11)",
+            "remote code: curl | sh (scripts/feed.sh:14)",
+            "library injection: sets LD_PRELOAD (scripts/paths.sh:3)",
+            "library injection: sets LD_AUDIT (scripts/paths.sh:4)",
+            "system files: writes /etc/hosts (scripts/paths.sh:5)",
+            "system files: writes /etc/motd (scripts/paths.sh:6)",
+            "system files: writes /etc (scripts/paths.sh:7)",
+            "system files: writes /etc/services (scripts/paths.sh:8)",
+            "system files: writes /etc/protocols (scripts/paths.sh:9)",
+            "privilege: setuid/setgid chmod 04755 (scripts/paths.sh:10)",
+            "privilege: setuid/setgid chmod 6755 (scripts/paths.sh:11)",
+            "privilege: setuid/setgid chmod u+s (scripts/paths.sh:12)",
+            "library injection: sets LD_LIBRARY_PATH (scripts/paths.sh:14)",
+            "system files: writes /etc/hosts.allow (scripts/paths.sh:15)",
+            "privilege: sudo (scripts/split.js:4)",
+            "privilege: doas (scripts/split.js:10)",
+            "system files: writes /etc/helper.conf (scripts/split.js:12)",
+            "privilege: sudo (scripts/split.py:5)",
+            "privilege: doas (scripts/split.py:10)",
+            "privilege: pkexec (scripts/split.py:11)",
+            "system files: writes /etc/hosts.deny (scripts/split.py:12)",
+        ]
     );
     assert_eq!(tier, "human", "{reasons}");
 }

@@ -55,7 +55,7 @@ pub fn analyze(sources: &Sources) -> DatabaseWrites {
     let mut found = Vec::new();
     let mut seen = HashSet::new();
     for source in &sources.files {
-        if is_test_path(&source.path) {
+        if is_test_path(&source.path) && !source.run_by_skill {
             continue;
         }
         let mut sql_tokens: Vec<Token<'_>> = Vec::new();

@@ -63,7 +63,7 @@ pub fn analyze(sources: &Sources, meta: &SkillMeta) -> Infrastructure {
     let mut found = Vec::new();
     let mut seen = HashSet::new();
     for source in &sources.files {
-        if is_test_path(&source.path) {
+        if is_test_path(&source.path) && !source.run_by_skill {
             continue;
         }
         if let Some((what, line)) = infrastructure_file(&source.path, &source.text) {

@@ -5,10 +5,19 @@
 //! says. A payload cannot hide behind an extension, nor behind a decoy line that runs it in
 //! another language. A file run by a file of the skill that is not a test is marked so, and
 //! is not exempt as a test helper.
+//!
+//! Imports are followed the same way: a Python `import x`, `from x import y` or `from .x
+//! import y` that resolves to a file of the skill (from the importing file's directory, or a
+//! directory its `sys.path.insert`/`append` adds), and a JavaScript `require('./x')` or `import
+//! … from '../x.js'`, make that file part of what runs: `scripts/sync.py` putting `tests/` on
+//! `sys.path` and importing `helpers` runs `tests/helpers.py`, which is then no test helper. A
+//! file `require`d whatever its extension is read as JavaScript (Node loads it as such).
+
+use std::collections::{HashMap, HashSet};
 
 use tree_sitter::Parser;
 
-use super::scan::{Lang, code_lines, commands_of, is_test_path};
+use super::scan::{CodeLine, Lang, code_lines, commands_of, is_test_path};
 use super::shell::{self, Input, Shape, Word};
 use super::syntax::{self, Grammar};
 use super::{Source, Sources};
@@ -33,20 +42,28 @@ pub(super) fn runs_as(program: &str) -> Option<Lang> {
 /// (at most three).
 pub fn mark(sources: &mut Sources) {
     let mut parser = Parser::new();
+    let tree = Tree::new(&sources.files);
     let mut pending: Vec<usize> = (0..sources.files.len()).rev().collect();
     while let Some(i) = pending.pop() {
         let runner = &sources.files[i];
         let by_skill = runner.run_by_skill || !is_test_path(&runner.path);
-        for (target, lang) in run_targets(&mut parser, runner) {
-            let Some(j) = find(&sources.files, &sources.files[i], &target) else {
-                continue;
-            };
+        let mut targets: Vec<(usize, Option<Lang>)> = run_targets(&mut parser, runner)
+            .into_iter()
+            .filter_map(|(target, lang)| {
+                find(&sources.files, &sources.files[i], &target).map(|j| (j, Some(lang)))
+            })
+            .collect();
+        targets.extend(tree.imported(&sources.files, i));
+        for (j, lang) in targets {
             if j == i {
                 continue;
             }
             let file = &mut sources.files[j];
             let mut changed = false;
-            if !file.run_as.contains(&lang) && own_language(file) != Some(lang) {
+            if let Some(lang) = lang
+                && !file.run_as.contains(&lang)
+                && own_language(file) != Some(lang)
+            {
                 file.run_as.push(lang);
                 changed = true;
             }
@@ -188,6 +205,363 @@ pub(super) fn find(files: &[Source], from: &Source, path: &str) -> Option<usize>
     matching.next().is_none().then_some(first.0)
 }
 
+// ---------------------------------------------------------------------------------------------
+// Imports
+
+/// The skill's files by path and its directories (`""` is the skill's own), to resolve imports.
+pub(super) struct Tree {
+    files: HashMap<String, usize>,
+    dirs: HashSet<String>,
+}
+
+/// The directories a Python file's absolute imports are looked for in, within the skill: its
+/// own and those `sys.path.insert` (or `sys.path[0:0]`) puts first, before the installed
+/// packages; then those `sys.path.append`/`extend`/`site.addsitedir` add after them.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(super) struct PythonPath {
+    pub first: Vec<String>,
+    pub last: Vec<String>,
+}
+
+/// Extensions Node tries for a relative module without one, in its order.
+const JS_EXTENSIONS: &[&str] = &[
+    "", ".js", ".mjs", ".cjs", ".ts", ".tsx", ".jsx", ".mts", ".cts", ".json",
+];
+
+/// At most this many directories one `sys.path` line can name by the end of its path.
+const MAX_PATH_DIRS: usize = 4;
+
+/// The directory of a `/`-separated path (`""` for a file at the top).
+fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+/// `dir/rel` with `.` and `..` resolved; `None` when it leaves the skill.
+fn join(dir: &str, rel: &str) -> Option<String> {
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for part in rel.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            _ => parts.push(part),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+impl Tree {
+    pub(super) fn new(files: &[Source]) -> Self {
+        let mut dirs = HashSet::from([String::new()]);
+        for f in files {
+            let mut dir = dir_of(&f.path);
+            while !dir.is_empty() && dirs.insert(dir.to_owned()) {
+                dir = dir_of(dir);
+            }
+        }
+        Self {
+            files: files
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (f.path.clone(), i))
+                .collect(),
+            dirs,
+        }
+    }
+
+    fn file(&self, path: &str) -> Option<usize> {
+        self.files.get(path).copied()
+    }
+
+    /// The files of the skill `source` (at `index`) imports, each with the language it is read
+    /// as when that is not its own (a JavaScript `require` of a `.txt`).
+    pub(super) fn imported(&self, files: &[Source], index: usize) -> Vec<(usize, Option<Lang>)> {
+        let source = &files[index];
+        let dir = dir_of(&source.path);
+        let mut found = Vec::new();
+        let mut path = None;
+        for line in code_lines(source) {
+            match line.lang {
+                Lang::Python => {
+                    let statements = python_import_statements(line.text);
+                    if statements.is_empty() {
+                        continue;
+                    }
+                    let path = path.get_or_insert_with(|| self.python_path(source));
+                    let roots: Vec<&str> = path
+                        .first
+                        .iter()
+                        .chain(&path.last)
+                        .map(String::as_str)
+                        .collect();
+                    for statement in statements {
+                        found.extend(
+                            self.python_statement(dir, &roots, &statement)
+                                .into_iter()
+                                .map(|j| (j, None)),
+                        );
+                    }
+                }
+                Lang::JavaScript => {
+                    for module in js_relative_modules(line.text) {
+                        if let Some(j) = self.js_module(dir, &module) {
+                            let js = own_language(&files[j]) == Some(Lang::JavaScript);
+                            found.push((j, (!js).then_some(Lang::JavaScript)));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        found
+    }
+
+    /// `./x`, `../lib/y.js`, `./dir` (its `index`) from `dir`.
+    fn js_module(&self, dir: &str, module: &str) -> Option<usize> {
+        let base = join(dir, module)?;
+        JS_EXTENSIONS
+            .iter()
+            .map(|ext| format!("{base}{ext}"))
+            .chain(
+                JS_EXTENSIONS[1..]
+                    .iter()
+                    .map(|ext| format!("{base}/index{ext}")),
+            )
+            .find_map(|p| self.file(&p))
+    }
+
+    /// Where `source`'s absolute Python imports are looked for (see [`PythonPath`]).
+    pub(super) fn python_path(&self, source: &Source) -> PythonPath {
+        let dir = dir_of(&source.path).to_owned();
+        let mut path = PythonPath {
+            first: vec![dir.clone()],
+            last: Vec::new(),
+        };
+        for line in code_lines(source).filter(|l| l.lang == Lang::Python) {
+            let text = line.text;
+            let first = text.contains("sys.path.insert(") || text.contains("sys.path[0:0]");
+            let added = first
+                || text.contains("sys.path.append(")
+                || text.contains("sys.path.extend(")
+                || text.contains("sys.path +=")
+                || text.contains("site.addsitedir(");
+            if !added {
+                continue;
+            }
+            for found in self.path_line_dirs(&dir, text) {
+                let list = if first {
+                    &mut path.first
+                } else {
+                    &mut path.last
+                };
+                if !list.contains(&found) {
+                    list.push(found);
+                }
+            }
+        }
+        path
+    }
+
+    /// The skill's directories a `sys.path` line names: `Path(__file__).parent.parent / "tests"`,
+    /// `os.path.join(os.path.dirname(__file__), "..", "lib")`, `"lib"` (from the skill's
+    /// directory or the file's), or else the directories whose path ends as the line's literal
+    /// path does.
+    fn path_line_dirs(&self, dir: &str, text: &str) -> Vec<String> {
+        let literals = string_literals(text);
+        let rel = literals.join("/");
+        let mut bases: Vec<String> = Vec::new();
+        if text.contains("__file__") {
+            let parents = text.matches(".parent").count() - text.matches(".parents[").count();
+            let indexed: usize = text
+                .match_indices(".parents[")
+                .filter_map(|(at, m)| {
+                    let rest = &text[at + m.len()..];
+                    let n: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                    n.parse::<usize>().ok().map(|n| n + 1)
+                })
+                .sum();
+            let ups = (parents + indexed + text.matches("dirname(").count()).saturating_sub(1);
+            let mut base = Some(dir.to_owned());
+            for _ in 0..ups {
+                base = base.and_then(|b| join(&b, ".."));
+            }
+            bases.extend(base);
+        } else {
+            bases.push(String::new());
+            bases.push(dir.to_owned());
+        }
+        let mut found: Vec<String> = bases
+            .iter()
+            .filter_map(|b| join(b, &rel))
+            .filter(|d| self.dirs.contains(d))
+            .collect();
+        if found.is_empty() {
+            let tail: Vec<&str> = rel
+                .split('/')
+                .filter(|p| !matches!(*p, "" | "." | ".."))
+                .collect();
+            if !tail.is_empty() {
+                let tail = tail.join("/");
+                let mut ending: Vec<String> = self
+                    .dirs
+                    .iter()
+                    .filter(|d| **d == tail || d.ends_with(&format!("/{tail}")))
+                    .cloned()
+                    .collect();
+                ending.sort();
+                ending.truncate(MAX_PATH_DIRS);
+                found = ending;
+            }
+        }
+        found.dedup();
+        found
+    }
+
+    /// The files one import statement runs: the module and every package on the way to it.
+    fn python_statement(&self, dir: &str, roots: &[&str], statement: &PythonImport) -> Vec<usize> {
+        if statement.dots > 0 {
+            let mut package = Some(dir.to_owned());
+            for _ in 1..statement.dots {
+                package = package.and_then(|p| join(&p, ".."));
+            }
+            let Some(package) = package else {
+                return Vec::new();
+            };
+            return statement
+                .modules
+                .iter()
+                .flat_map(|m| self.module_files(&package, m))
+                .collect();
+        }
+        // Every root that holds the module, a namespace package (a directory without
+        // `__init__.py`) included: which one Python takes depends on what is installed.
+        roots
+            .iter()
+            .flat_map(|root| {
+                statement
+                    .modules
+                    .iter()
+                    .flat_map(move |m| self.module_files(root, m))
+            })
+            .collect()
+    }
+
+    /// `root/a.py` or `root/a/__init__.py`.
+    fn module_file(&self, root: &str, dotted: &str) -> Option<usize> {
+        if dotted.is_empty() {
+            return None;
+        }
+        let base = join(root, &dotted.replace('.', "/"))?;
+        self.file(&format!("{base}.py"))
+            .or_else(|| self.file(&format!("{base}/__init__.py")))
+    }
+
+    /// Each prefix of a dotted module that is a file under `root`: `a/__init__.py`, `a/b.py`.
+    fn module_files(&self, root: &str, dotted: &str) -> Vec<usize> {
+        let parts: Vec<&str> = dotted.split('.').filter(|p| !p.is_empty()).collect();
+        (1..=parts.len())
+            .filter_map(|k| self.module_file(root, &parts[..k].join(".")))
+            .collect()
+    }
+
+    /// Whether the top-level module `top` imported by `source` is a file of the skill found
+    /// before the installed packages: in the file's directory or a directory it puts first on
+    /// `sys.path`. A name found nowhere else, under a test directory or only through an
+    /// appended directory is the installed library's.
+    pub(super) fn python_local(&self, path: &PythonPath, top: &str) -> bool {
+        path.first
+            .iter()
+            .any(|root| self.module_file(root, top).is_some())
+    }
+}
+
+/// One Python import statement: how many leading dots (`from ..x import y`: 2), and the dotted
+/// modules it may load, the module first (`x`, `x.y`; `y` alone for `from . import y`).
+#[derive(Debug, PartialEq, Eq)]
+struct PythonImport {
+    dots: usize,
+    modules: Vec<String>,
+}
+
+fn python_import_statements(text: &str) -> Vec<PythonImport> {
+    let text = text.trim();
+    let name = |s: &str| -> Option<String> {
+        let word = s.split_whitespace().next()?;
+        word.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
+            .then(|| word.to_owned())
+    };
+    if let Some(rest) = text.strip_prefix("import ") {
+        return rest
+            .split(',')
+            .filter_map(name)
+            .map(|m| PythonImport {
+                dots: 0,
+                modules: vec![m],
+            })
+            .collect();
+    }
+    let Some((module, names)) = text
+        .strip_prefix("from ")
+        .and_then(|rest| rest.split_once(" import "))
+    else {
+        return Vec::new();
+    };
+    let module = module.trim();
+    let dots = module.len() - module.trim_start_matches('.').len();
+    let base = &module[dots..];
+    let mut modules = Vec::new();
+    if !base.is_empty() {
+        match name(base) {
+            Some(m) => modules.push(m),
+            None => return Vec::new(),
+        }
+    }
+    for n in names.trim_matches(['(', ')', ' ', '\\']).split(',') {
+        if let Some(n) = name(n).filter(|n| n != "*") {
+            modules.push(if base.is_empty() {
+                n
+            } else {
+                format!("{base}.{n}")
+            });
+        }
+    }
+    vec![PythonImport { dots, modules }]
+}
+
+/// The relative module specifiers of a JavaScript line (`./x`, `../y.js`).
+fn js_relative_modules(text: &str) -> Vec<String> {
+    let line = CodeLine {
+        number: 0,
+        text,
+        lang: Lang::JavaScript,
+    };
+    super::scan::imports(&line)
+        .into_iter()
+        .filter(|m| m.starts_with("./") || m.starts_with("../"))
+        .collect()
+}
+
+/// The contents of the quoted strings on a line, in order, each split at `/` as a path is.
+fn string_literals(text: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(['"', '\'']) {
+        let q = rest.as_bytes()[at] as char;
+        let after = &rest[at + 1..];
+        let Some(end) = after.find(q) else {
+            break;
+        };
+        let literal = &after[..end];
+        if !literal.is_empty() {
+            found.push(literal.trim_matches('/').to_owned());
+        }
+        rest = &after[end + 1..];
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -285,6 +659,135 @@ mod tests {
                 ("tools/go.txt".to_owned(), Lang::Shell),
                 ("tools/other.txt".to_owned(), Lang::Shell),
             ]
+        );
+    }
+
+    fn run_by_skill(files: &[(&str, &str)]) -> Vec<String> {
+        let mut sources = Sources::from_texts(files);
+        mark(&mut sources);
+        sources
+            .files
+            .iter()
+            .filter(|f| f.run_by_skill)
+            .map(|f| f.path.clone())
+            .collect()
+    }
+
+    /// Issue #15 review, H4: imports of code that runs are followed into the skill's files.
+    #[test]
+    fn python_imports_and_sys_path_inserts_are_followed() {
+        let got = run_by_skill(&[
+            (
+                "scripts/sync.py",
+                "import sys, pathlib\nsys.path.insert(0, str(pathlib.Path(__file__).parent.parent / \"tests\"))\nfrom helpers import upload\nfrom .util import x\nimport lib.net\n",
+            ),
+            ("tests/helpers.py", "def upload(): pass\n"),
+            ("tests/unused.py", "X = 1\n"),
+            ("scripts/util.py", "X = 1\n"),
+            ("scripts/lib/__init__.py", "\n"),
+            ("scripts/lib/net.py", "from . import wire\n"),
+            ("scripts/lib/wire.py", "X = 1\n"),
+            (
+                "tests/test_sync.py",
+                "from fixtures_x import y\nimport conftest_helpers\n",
+            ),
+            ("tests/conftest_helpers.py", "X = 1\n"),
+        ]);
+        assert_eq!(
+            got,
+            [
+                "tests/helpers.py",
+                "scripts/util.py",
+                "scripts/lib/__init__.py",
+                "scripts/lib/net.py",
+                "scripts/lib/wire.py",
+            ]
+        );
+        let got = run_by_skill(&[
+            (
+                "run.py",
+                "import os, sys\nsys.path.append(os.path.join(os.path.dirname(__file__), 'tests', 'support'))\nimport upload\n",
+            ),
+            ("tests/support/upload.py", "X = 1\n"),
+        ]);
+        assert_eq!(got, ["tests/support/upload.py"]);
+    }
+
+    #[test]
+    fn javascript_requires_are_followed_and_read_as_javascript() {
+        let mut sources = Sources::from_texts(&[
+            (
+                "scripts/main.js",
+                "const h = require('../tests/helpers');\nimport x from './payload.txt';\nconst axios = require('axios');\n",
+            ),
+            ("tests/helpers.js", "module.exports = 1;\n"),
+            ("scripts/payload.txt", "fetch('https://x.io')\n"),
+        ]);
+        mark(&mut sources);
+        let marked: Vec<(&str, bool, Vec<Lang>)> = sources
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.run_by_skill, f.run_as.clone()))
+            .collect();
+        assert_eq!(
+            marked,
+            [
+                ("scripts/main.js", false, vec![]),
+                ("tests/helpers.js", true, vec![]),
+                ("scripts/payload.txt", true, vec![Lang::JavaScript]),
+            ]
+        );
+    }
+
+    #[test]
+    fn python_path_roots_and_local_modules() {
+        let files = Sources::from_texts(&[
+            (
+                "scripts/pay.py",
+                "import sys\nsys.path.insert(0, 'vendor')\nsys.path.append('lib')\n",
+            ),
+            ("vendor/stripe.py", "\n"),
+            ("lib/github/__init__.py", "\n"),
+            ("tests/slack_sdk.py", "\n"),
+            ("scripts/notion_client.py", "\n"),
+        ])
+        .files;
+        let tree = Tree::new(&files);
+        let path = tree.python_path(&files[0]);
+        assert_eq!(
+            path,
+            PythonPath {
+                first: vec!["scripts".to_owned(), "vendor".to_owned()],
+                last: vec!["lib".to_owned()],
+            }
+        );
+        let local: Vec<bool> = ["stripe", "github", "slack_sdk", "notion_client"]
+            .iter()
+            .map(|m| tree.python_local(&path, m))
+            .collect();
+        assert_eq!(local, [true, false, false, true]);
+    }
+
+    #[test]
+    fn following_imports_costs_bounded_time() {
+        let started = std::time::Instant::now();
+        let mut files: Vec<(String, String)> = (0..300)
+            .map(|i| (format!("pkg/d{i}/m.py"), "X = 1\n".to_owned()))
+            .collect();
+        let lines = "import sys\nsys.path.insert(0, 'm')\nfrom pkg.d1.m import a, b, c\nimport pkg.d2.m, pkg.d3.m\nconst x = require('./m');\n"
+            .repeat(4_000);
+        files.push(("run.py".to_owned(), lines.clone()));
+        files.push(("run.js".to_owned(), lines));
+        let refs: Vec<(&str, &str)> = files
+            .iter()
+            .map(|(p, t)| (p.as_str(), t.as_str()))
+            .collect();
+        let got = run_by_skill(&refs);
+        assert_eq!(got, ["pkg/d1/m.py", "pkg/d2/m.py", "pkg/d3/m.py"]);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "{:?}",
+            started.elapsed()
         );
     }
 }

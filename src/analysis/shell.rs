@@ -410,10 +410,19 @@ pub fn read(parser: &mut tree_sitter::Parser, unit: &Unit<'_>) -> Script {
             }
             "pipeline" => {
                 let mut cursor = node.walk();
-                let stages: Vec<(usize, usize)> = node
+                let mut stages: Vec<(usize, usize)> = node
                     .named_children(&mut cursor)
                     .map(|n| (n.start_byte(), n.end_byte()))
                     .collect();
+                // `cat <<'X' | bash`: the grammar puts `| bash` inside the heredoc's redirect;
+                // the command the heredoc is on is the pipe's first stage.
+                if let Some(redirect) = node.parent()
+                    && redirect.kind() == "heredoc_redirect"
+                    && let Some(statement) = redirect.parent()
+                    && let Some(body) = statement.child_by_field_name("body")
+                {
+                    stages.insert(0, (body.start_byte(), body.end_byte()));
+                }
                 pipelines.push(stages);
             }
             "variable_assignment" => {
@@ -822,7 +831,7 @@ fn command(node: Node<'_>, src: &str, unit: &Unit<'_>) -> Option<Cmd> {
 }
 
 /// A word as the shell reads it.
-fn word(node: Node<'_>, src: &str) -> Word {
+pub fn word(node: Node<'_>, src: &str) -> Word {
     let raw = text(node, src).to_owned();
     let mut parts = Parts::default();
     parts.add(node, src, true);

@@ -66,7 +66,7 @@ pub fn units(source: &Source) -> Vec<Unit<'_>> {
         // PowerShell is not bash: `$x = 1` read as bash is a command named `$x`. Its lines
         // are still read by the line signals ([`super::scan`]).
         None if is_powershell_file(source) => Vec::new(),
-        None if source.extension() == "md" => fence_units(source),
+        None if source.extension() == "md" => fence_units(source, false),
         None => own_code_lines(source)
             .filter_map(|line| line_unit(&line))
             .collect(),
@@ -79,11 +79,24 @@ fn is_powershell_file(source: &Source) -> bool {
     matches!(source.extension().as_str(), "ps1" | "psm1" | "psd1")
 }
 
+/// The commands of a Markdown file's untagged fences and indented blocks (the lines
+/// [`super::scan`] takes for commands there: a known program first, sample output left out),
+/// read as [`fence_units`] reads a tagged block, each run of consecutive lines a unit. Apart
+/// from [`units`], whose readers (the lint of `SKILL.md`'s commands) read those blocks their
+/// own way.
+pub fn plain_units(source: &Source) -> Vec<Unit<'_>> {
+    if source.extension() != "md" || Language::own(source).is_some() {
+        return Vec::new();
+    }
+    fence_units(source, true)
+}
+
 /// The code of a Markdown file's fences: each block of shell whole, so that a variable set on
 /// one line is known on the next and a `\` continues a command, with its first line's number.
 /// PowerShell blocks are left out. A block that does not parse as bash is read a line at a
-/// time instead, as is a `console` block, whose lines are its prompts.
-fn fence_units(source: &Source) -> Vec<Unit<'_>> {
+/// time instead, as is a `console` block, whose lines are its prompts. `plain`: the untagged
+/// fences and indented blocks only, else the tagged fences only.
+fn fence_units(source: &Source, plain: bool) -> Vec<Unit<'_>> {
     let text = source.text.as_str();
     let offset = |line: &CodeLine<'_>| line.text.as_ptr() as usize - text.as_ptr() as usize;
     let at_line_start = |at: usize| at == 0 || text.as_bytes().get(at - 1) == Some(&b'\n');
@@ -110,6 +123,37 @@ fn fence_units(source: &Source) -> Vec<Unit<'_>> {
         }
         end = start + line.text.len();
     }
+    let fenced = fences(text);
+    // Untagged blocks: a run of consecutive lines at a time (sample output between is no part
+    // of the commands).
+    let blocks: Vec<Vec<CodeLine<'_>>> = blocks
+        .into_iter()
+        .filter(|b| {
+            b.first()
+                .is_some_and(|f| untagged(&fenced, offset(f)) == plain)
+        })
+        .collect();
+    let blocks = if plain {
+        // Lines next to each other, only whitespace between (no prompt, no output line).
+        let mut runs: Vec<Vec<CodeLine<'_>>> = Vec::new();
+        for line in blocks.into_iter().flatten() {
+            let joins = runs.last().and_then(|r| r.last()).is_some_and(|last| {
+                let between = text
+                    .get(offset(last) + last.text.len()..offset(&line))
+                    .unwrap_or("x");
+                last.number + 1 == line.number
+                    && between.trim().is_empty()
+                    && between.matches('\n').count() == 1
+            });
+            match runs.last_mut() {
+                Some(run) if joins => run.push(line),
+                _ => runs.push(vec![line]),
+            }
+        }
+        runs
+    } else {
+        blocks
+    };
     let mut parser = Parser::new();
     let mut units = Vec::new();
     for block in blocks {
@@ -124,7 +168,7 @@ fn fence_units(source: &Source) -> Vec<Unit<'_>> {
             && first.lang == Lang::Shell
             && whole.is_some_and(|whole| {
                 parse(&mut parser, Grammar::Bash, whole)
-                    .is_some_and(|tree| !tree.root_node().has_error())
+                    .is_some_and(|tree| !has_errors(tree.root_node(), whole))
             });
         match whole {
             Some(whole) if read_whole => units.push(Unit {
@@ -136,6 +180,78 @@ fn fence_units(source: &Source) -> Vec<Unit<'_>> {
         }
     }
     units
+}
+
+/// The fences of a Markdown text: `(start, end, tag)`, bytes from the opening line to the
+/// closing one (or the end), the tag lowercased (empty when untagged).
+fn fences(text: &str) -> Vec<(usize, usize, String)> {
+    let mut found = Vec::new();
+    // (marker, its length, start, tag) of the open fence.
+    let mut open: Option<(char, usize, usize, String)> = None;
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let trimmed = line.trim();
+        let Some(marker) = trimmed.chars().next().filter(|c| matches!(c, '`' | '~')) else {
+            continue;
+        };
+        let len = trimmed.chars().take_while(|c| *c == marker).count();
+        if indent >= 4 || len < 3 {
+            continue;
+        }
+        let info = &trimmed[len..];
+        match &open {
+            Some((m, l, from, tag)) if *m == marker && len >= *l && info.trim().is_empty() => {
+                found.push((*from, at, tag.clone()));
+                open = None;
+            }
+            Some(_) => {}
+            None if !(marker == '`' && info.contains('`')) => {
+                open = Some((marker, len, start, fence_tag(info)));
+            }
+            None => {}
+        }
+    }
+    if let Some((_, _, from, tag)) = open {
+        found.push((from, text.len(), tag));
+    }
+    found
+}
+
+/// The tag of a fence's info string: `bash` of `{.bash title="x"}`.
+fn fence_tag(info: &str) -> String {
+    info.trim()
+        .trim_start_matches(['{', '.'])
+        .split(|c: char| c.is_whitespace() || c == ',' || c == '}')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase()
+}
+
+/// Whether byte `at` is in an untagged fence or in no fence (an indented block).
+fn untagged(fences: &[(usize, usize, String)], at: usize) -> bool {
+    let i = fences.partition_point(|(start, _, _)| *start <= at);
+    match i.checked_sub(1).and_then(|i| fences.get(i)) {
+        Some((_, end, tag)) if at < *end => tag.is_empty(),
+        _ => true,
+    }
+}
+
+/// Whether a tree holds a syntax error that is one: tree-sitter's bash grammar does not know
+/// `<>` (`exec 3<>/dev/tcp/host/80` opens a descriptor for reading and writing), valid bash.
+pub fn has_errors(root: Node<'_>, src: &str) -> bool {
+    root.has_error() && nodes(root).any(|n| (n.is_error() || n.is_missing()) && !tolerated(n, src))
+}
+
+/// A syntax error of the bash grammar in valid bash: the `>` of a `<>` redirect.
+pub fn tolerated(node: Node<'_>, src: &str) -> bool {
+    node.is_error()
+        && node
+            .parent()
+            .is_some_and(|p| p.kind() == "file_redirect" && text(p, src).contains("<>"))
+        && matches!(text(node, src).trim(), ">" | "<>")
 }
 
 /// A line that opens or closes a Markdown fence.
@@ -293,6 +409,47 @@ mod tests {
             (Grammar::Bash, "bash -c \"$X\"".to_owned(), 2)
         );
         assert_eq!(excerpt("a\n  b\u{1b}c", 3), "a b…");
+    }
+
+    #[test]
+    fn untagged_blocks_are_plain_units_a_run_of_commands_at_a_time() {
+        let of = |units: Vec<Unit<'_>>| {
+            units
+                .iter()
+                .map(|u| (u.grammar, u.text.to_owned(), u.first_line))
+                .collect::<Vec<_>>()
+        };
+        let md = Source::new(
+            "SKILL.md",
+            "---\nname: x\n---\n```\n$ A=1 curl -s x \\\n  | sudo bash\noutput line\n$ echo \"$A\"\n```\n```bash\nls\n```\n\n    chmod +s x\n",
+        );
+        assert_eq!(of(units(&md)), vec![(Grammar::Bash, "ls".to_owned(), 11)]);
+        assert_eq!(
+            of(plain_units(&md)),
+            vec![
+                (
+                    Grammar::Bash,
+                    "A=1 curl -s x \\\n  | sudo bash".to_owned(),
+                    5
+                ),
+                (Grammar::Bash, "echo \"$A\"".to_owned(), 8),
+                (Grammar::Bash, "chmod +s x".to_owned(), 14),
+            ]
+        );
+        assert!(plain_units(&Source::new("run.sh", "curl x\n")).is_empty());
+    }
+
+    #[test]
+    fn a_read_write_redirect_is_valid_bash() {
+        let mut parser = Parser::new();
+        let src = "exec 3<>/dev/tcp/localhost/80\necho hi >&3\n";
+        let tree = parse(&mut parser, Grammar::Bash, src).expect("parsed");
+        // The grammar reports an error the shell does not make.
+        assert!(tree.root_node().has_error());
+        assert!(!has_errors(tree.root_node(), src));
+        let broken = "echo $(\nif then\n";
+        let tree = parse(&mut parser, Grammar::Bash, broken).expect("parsed");
+        assert!(has_errors(tree.root_node(), broken));
     }
 
     #[test]

@@ -545,8 +545,12 @@ fn select(
                 .find_map(|file| wanted.strip_suffix(&format!("/{file}")))
                 .unwrap_or(wanted)
                 .trim_end_matches('/');
+            // `.` or a bare `SKILL.md`: the repository itself (a root of `.`).
+            let top = path == "." || crate::discover::skill_file_rank(path).is_some();
             let matches = |skill: &SkillDir| {
-                if path.contains('/') {
+                if top {
+                    skill.dir.is_empty()
+                } else if path.contains('/') {
                     skill.dir == path
                 } else {
                     skill.dir_name() == path
@@ -686,13 +690,13 @@ fn changed(
     let files = crate::changes::through_links(&tree.links, &files);
     // A changed `SKILL.md` no root covers is gated too: its directory, as a skill.
     let changes = gated_changes(
+        layout,
         &tree.skills,
-        &tree.uncovered,
         &base_found.skills,
-        &base_found.uncovered,
         &files,
+        &tree.links,
     );
-    let findings = crate::changes::not_gated(&changes, &files);
+    let findings = crate::changes::not_gated(&changes, &files, &tree.links);
     Ok(Scope {
         changes,
         base: Some(base.clone()),
@@ -814,14 +818,7 @@ pub(crate) fn prepare(
     let skill = &change.skill;
     let file = skill.skill_file_path();
     // A `SKILL.md` no root covers, gated because it changed: a maintainer decides.
-    let layout = Layout::new(&config.skills);
-    let uncovered =
-        (layout.place(&skill.dir, None) == crate::discover::Place::Uncovered).then(|| {
-            format!(
-                "{file} is under no skill root: gated as a skill because it changed; {}",
-                crate::discover::uncovered_advice(&layout, skill)
-            )
-        });
+    let uncovered = crate::discover::gated_reason(&Layout::new(&config.skills), skill);
     if change.kind == ChangeKind::Deleted {
         // The skill is gone from the working tree: its last frontmatter is at the base.
         let text = base.and_then(|b| b.read(&file));
@@ -881,7 +878,13 @@ pub(crate) fn prepare(
     let analysis = analysis::measure(&sources, &meta, &skill.dir);
     // The skill as it was at the base, for what its users see change.
     let base_file = match &change.kind {
-        ChangeKind::Renamed { from } => Some(format!("{from}/{}", skill.skill_file)),
+        ChangeKind::Renamed { from } => Some(
+            SkillDir {
+                dir: from.clone(),
+                skill_file: skill.skill_file.clone(),
+            }
+            .skill_file_path(),
+        ),
         ChangeKind::Modified => Some(file.clone()),
         _ => None,
     };
@@ -1251,6 +1254,7 @@ pub(crate) fn assess(
         breaking: p.breaking,
         category_change: p.category_change,
         uncovered: p.uncovered,
+        tests_not_run: p.resolution.tests_not_run(),
     };
     let decision = decide(&signals, &policy);
     SkillResult {

@@ -106,13 +106,13 @@ pub fn recompute(
             let files = crate::changes::through_links(&found.links, &files);
             // As `check` gates them: a changed `SKILL.md` no root covers too.
             let changes = crate::changes::gated_changes(
+                &layout,
                 &found.skills,
-                &found.uncovered,
                 &base_found.skills,
-                &base_found.uncovered,
                 &files,
+                &found.links,
             );
-            not_gated = crate::changes::not_gated(&changes, &files);
+            not_gated = crate::changes::not_gated(&changes, &files, &found.links);
             changes
         }
         _ => found

@@ -9,9 +9,13 @@
 //!   its `#fragment` and `?query` are dropped and `%20` decoded. Missing: an error.
 //! - **commands**: the files the commands of the shell fences run or read, as
 //!   [`super::commands`] tells them (`python3 scripts/run.py`, `cat references/api.md`,
-//!   `${CLAUDE_SKILL_DIR}/scripts/x.sh`): those under the skill's directory variable, and the
-//!   relative ones in `scripts/`, `references/`, `assets/` or a directory the skill has. A path
-//!   another tool runs (`uv run scripts/x.py`, `npx`, `make`) is the user's. Missing: an error.
+//!   `${CLAUDE_SKILL_DIR}/scripts/x.sh`, `python3 build.py` after `cd "$SKILL_DIR/scripts"`):
+//!   those under the skill's directory variable, and the relative ones in `scripts/`,
+//!   `references/`, `assets/` or a directory the skill has. A path another tool runs (`uv run
+//!   scripts/x.py`, `npx`, `make`) is the user's. A block in no language (unlabelled, `text`,
+//!   indented) counts only its lines that start with an interpreter or a reader, for a path
+//!   under the variable or in the spec's three directories. Missing: an error, unless an earlier
+//!   command writes it (`> references/summary.md`, `tee`, `mkdir`, `cp`, `-o`).
 //! - **mentions**: in inline code in prose, each word that starts with `scripts/`,
 //!   `references/` or `assets/` (the spec's directories; `skilo` checks the same three) or
 //!   the skill's directory variable. Prose also names the user's files and the folders a skill
@@ -19,9 +23,10 @@
 //!   directory (`assets/visuals/`, or a last part without an extension: `scripts/lib`), a glob or
 //!   placeholder (`scripts/*.sh`, `scripts/<name>.py`), a path after another tool
 //!   (`` `uv run scripts/validate.py` ``), a path a link or command already reports, or a table
-//!   none of whose paths the skill has (it describes another tree: the user's project).
+//!   none of whose paths the skill has (it describes another tree: the user's project), or a
+//!   file the skill's commands write.
 //!
-//! Raw HTML and code blocks that are not shell are never read.
+//! Raw HTML, and code blocks in another language (Python, JSON, …), are never read.
 
 use std::collections::BTreeSet;
 use std::ops::Range;
@@ -189,12 +194,22 @@ pub fn check(
     let exists =
         |inside: &str| inside.is_empty() || std::fs::metadata(skill_dir.join(inside)).is_ok();
     let refs = references(body, name);
+    let commands = commands::read(text, name);
+    // What the skill's commands write is not a file it ships.
+    let made = |path: &str| commands.made.contains(path);
     let mut findings: Vec<Finding> = Vec::new();
     // Paths an error or a warning already names: a mention of them adds nothing.
     let mut reported: BTreeSet<String> = BTreeSet::new();
-    for r in refs.iter().filter(|r| r.kind == Kind::Link) {
+    for r in refs
+        .iter()
+        .filter(|r| r.kind == Kind::Link && !made(&r.path))
+    {
         let line = Some(body_line + r.line - 1);
-        if let Some(finding) = missing(file, line, r.column, &r.written, &r.path, &exists, None) {
+        let written = Written {
+            text: &r.written,
+            cwd: None,
+        };
+        if let Some(finding) = missing(file, line, r.column, written, &r.path, &exists, None) {
             if let Some(inside) = normalize(&r.path) {
                 reported.insert(inside);
             }
@@ -202,7 +217,7 @@ pub fn check(
         }
     }
     let index = LineIndex::new(text);
-    for u in commands::fence_uses(text, name) {
+    for u in &commands.uses {
         let counts = match &u.target {
             Target::Skill(_) => true,
             Target::Relative(path) => {
@@ -222,11 +237,15 @@ pub fn check(
             commands::How::Executes | commands::How::Runs => "runs",
             commands::How::Reads => "reads",
         };
+        let written = Written {
+            text: &u.written,
+            cwd: u.cwd.as_deref(),
+        };
         if let Some(finding) = missing(
             file,
             Some(line),
             column,
-            &u.written,
+            written,
             u.target.path(),
             &exists,
             Some(how),
@@ -268,7 +287,7 @@ pub fn check(
             ));
             continue;
         };
-        if exists(&inside) || !reported.insert(inside.clone()) {
+        if exists(&inside) || made(&inside) || !reported.insert(inside.clone()) {
             continue;
         }
         let what = if r.written == inside {
@@ -315,28 +334,39 @@ fn is_file_like(path: &str) -> bool {
             .is_some_and(|(stem, ext)| !stem.is_empty() && !ext.is_empty())
 }
 
+/// A reference as written, and the directory a `cd` before it went to (as written).
+#[derive(Clone, Copy)]
+struct Written<'a> {
+    text: &'a str,
+    cwd: Option<&'a str>,
+}
+
 /// The finding for a reference to `path` (written `written`, at `line`/`column` of `file`) when
 /// it is outside the skill or missing; `command` says what a command does with it.
 fn missing(
     file: &str,
     line: Option<usize>,
     column: usize,
-    written: &str,
+    written: Written<'_>,
     path: &str,
     exists: &dyn Fn(&str) -> bool,
     command: Option<&str>,
 ) -> Option<Finding> {
     let Some(inside) = normalize(path) else {
-        return Some(outside(file, line, column, written));
+        return Some(outside(file, line, column, written.text));
     };
     // `metadata` follows symlinks: a link to nothing is as missing as no file.
     if exists(&inside) {
         return None;
     }
-    let what = if written == inside {
-        format!("`{inside}` is")
-    } else {
-        format!("`{written}` names `{inside}`, which is")
+    let what = match written.cwd {
+        Some(cwd) if written.text == inside => format!("`{inside}` (after `cd {cwd}`) is"),
+        Some(cwd) => format!(
+            "`{}` (after `cd {cwd}`) names `{inside}`, which is",
+            written.text
+        ),
+        None if written.text == inside => format!("`{inside}` is"),
+        None => format!("`{}` names `{inside}`, which is", written.text),
     };
     let message = match command {
         None => format!("{what} not in the skill: add it, or fix the reference"),
@@ -768,6 +798,46 @@ mod tests {
         assert_eq!(
             findings[3].message,
             "`${CLAUDE_SKILL_DIR}/scripts/x.sh` names `scripts/x.sh`, which is not in the skill, and this command runs it: add it, or fix the command"
+        );
+    }
+
+    #[test]
+    fn plain_blocks_cd_and_written_files_decide_what_a_command_needs() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join("scripts")).expect("mkdir");
+        std::fs::write(dir.path().join("scripts/present.py"), "print(1)\n").expect("write");
+        let body = "```\npython3 scripts/build_report.py --input data.csv\nusage: x\n```\n\
+                    ```bash\ncd \"${CLAUDE_SKILL_DIR}/scripts\"\npython3 build.py\n\
+                    python3 present.py > ../references/summary.md\n```\n\
+                    ```bash\ncat \"$SKILL_DIR/references/summary.md\" references/other.md\n```\n\
+                    Read [the summary](references/summary.md), also `references/summary.md`.\n";
+        use crate::skill::Severity::Error;
+        assert_eq!(
+            checked(body, dir.path()),
+            vec![
+                at("reference-missing", Error, 7, 9),
+                at("reference-missing", Error, 12, 9),
+                at("reference-missing", Error, 16, 40),
+            ],
+            "the summary a command writes is needed neither by `cat`, the link nor the mention"
+        );
+        let text = format!("---\nname: pdf\ndescription: d\nlicense: MIT\n---\n{body}");
+        let findings = check(&text, body, 6, "s/pdf/SKILL.md", dir.path(), "pdf");
+        assert_eq!(
+            findings[0].message,
+            "`scripts/build_report.py` is not in the skill, and this command runs it: add it, \
+             or fix the command",
+            "a command in a block in no language is a command: an error"
+        );
+        assert_eq!(
+            findings[1].message,
+            "`build.py` (after `cd ${CLAUDE_SKILL_DIR}/scripts`) names `scripts/build.py`, which \
+             is not in the skill, and this command runs it: add it, or fix the command"
+        );
+        assert_eq!(
+            findings[2].message,
+            "`references/other.md` is not in the skill, and this command reads it: add it, or \
+             fix the command"
         );
     }
 

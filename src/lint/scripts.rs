@@ -515,6 +515,41 @@ mod tests {
     }
 
     #[test]
+    fn a_cd_into_the_skill_is_followed_to_the_scripts_it_runs_directly() {
+        let repo = tempfile::tempdir().expect("tempdir");
+        let root = repo.path().canonicalize().expect("canon");
+        let skill = root.join("skills/pdf");
+        for rel in [
+            "scripts/generate.sh",
+            "scripts/render.sh",
+            "scripts/made.sh",
+            "tools/t.sh",
+        ] {
+            write(&skill, rel, b"echo\n", 0o644);
+        }
+        let text = "---\nname: pdf\ndescription: d\n---\n```bash\ncd \"${CLAUDE_SKILL_DIR}/scripts\"\n\
+                    ./generate.sh --all\n```\n\n```bash\ncd {baseDir} && scripts/render.sh\n\
+                    cp assets/t.sh scripts/made.sh && ./scripts/made.sh\n```\n\n```bash\n\
+                    cd /tmp && ./tools/t.sh\n```\n\n```\n./scripts/render.sh\n```\n";
+        let all = [
+            "SKILL.md",
+            "scripts/generate.sh",
+            "scripts/render.sh",
+            "scripts/made.sh",
+            "tools/t.sh",
+        ];
+        assert_eq!(
+            run_directly(&skill, &root, text, &[], &all),
+            vec![
+                pair("scripts/generate.sh", "SKILL.md:7"),
+                pair("scripts/render.sh", "SKILL.md:11"),
+            ],
+            "not a copy the skill makes, a path after `cd` elsewhere, nor a line of a block in \
+             no language"
+        );
+    }
+
+    #[test]
     fn only_files_run_directly_must_be_executable_and_start_with_a_shebang() {
         let repo = tempfile::tempdir().expect("tempdir");
         let root = repo.path().canonicalize().expect("canon");

@@ -69,6 +69,7 @@ mod tests {
             breaking: Vec::new(),
             category_change: Change::between(from, to),
             uncovered: None,
+            tests_not_run: None,
         };
         CategoryChange
             .evaluate(&signals, &Policy::default())

@@ -237,6 +237,7 @@ mod tests {
             breaking: Vec::new(),
             category_change: None,
             uncovered: None,
+            tests_not_run: None,
         }
     }
 

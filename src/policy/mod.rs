@@ -28,6 +28,7 @@ mod suite_exit;
 pub mod template;
 mod test_results;
 mod test_suite;
+mod tests_not_run;
 
 pub use criterion::{Assessment, Category, Check, Criterion, Demand};
 pub use decide::{Decision, Verdict, decide};

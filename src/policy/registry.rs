@@ -5,7 +5,7 @@ use super::{
     analysis_complete, approval_level, breaking_change, category_change, category_level,
     complexity, coverage, database_write, dependencies, dynamic_code, infrastructure, lint,
     pass_rate, retries, risk, secrets, security_sensitive, skill_root, submodules, suite_exit,
-    test_results, test_suite,
+    test_results, test_suite, tests_not_run,
 };
 
 pub static CRITERIA: &[&dyn Criterion] = &[
@@ -16,6 +16,7 @@ pub static CRITERIA: &[&dyn Criterion] = &[
     &test_suite::TestSuite,
     &suite_exit::SuiteExit,
     &test_results::TestResults,
+    &tests_not_run::TestsNotRun,
     &retries::Retries,
     &pass_rate::PassRate,
     &coverage::Coverage,

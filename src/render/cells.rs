@@ -247,7 +247,12 @@ pub fn display_name(run: &GateRun, skill: &SkillResult) -> String {
         .iter()
         .any(|other| other.name == skill.name && other.dir != skill.dir);
     if clash {
-        format!("{} ({})", skill.name, skill.dir)
+        let dir = if skill.dir.is_empty() {
+            "."
+        } else {
+            &skill.dir
+        };
+        format!("{} ({dir})", skill.name)
     } else {
         skill.name.clone()
     }

@@ -248,7 +248,11 @@ const FRESH: &[&str] = &["HOME", "TMPDIR", "TMP", "TEMP"];
 ///   `scratch`: the variable wins over a `.coveragerc`'s `data_file`.
 /// - pytest keeps its cache (`.pytest_cache/`) in `scratch`: `-o cache_dir=…` goes after any
 ///   `PYTEST_ADDOPTS` the suite already has, and still lets `--lf` work within the run.
-/// - cargo builds into `scratch` unless `CARGO_TARGET_DIR` says where.
+/// - cargo builds into `scratch` unless `CARGO_TARGET_DIR` says where (the `Cargo.lock` it
+///   writes beside a crate that had none is removed after the suite, see the runner).
+/// - hypothesis keeps its example database (`.hypothesis/`) in `scratch`. Within one attempt
+///   it still replays what it found; under `CI` (passed on when the gate has it) hypothesis 6
+///   draws the same examples on every attempt, with or without a database.
 ///
 /// Nothing is needed for the rest: jest keeps its cache under `TMPDIR`, go under `GOCACHE` (the
 /// gate's, or the fresh `HOME`), node:test, mocha, bun and bats write nothing of their own, and
@@ -258,6 +262,10 @@ pub(super) fn no_trace(scratch: &Path, env: &[(OsString, OsString)]) -> Vec<(OsS
     let mut set: Vec<(OsString, OsString)> = vec![
         ("PYTHONDONTWRITEBYTECODE".into(), "1".into()),
         ("COVERAGE_FILE".into(), scratch.join(".coverage").into()),
+        (
+            "HYPOTHESIS_STORAGE_DIRECTORY".into(),
+            scratch.join("hypothesis").into(),
+        ),
     ];
     let cache_dir = scratch.join("pytest-cache");
     let mut addopts = env
@@ -469,6 +477,7 @@ mod tests {
             os(&[
                 ("PYTHONDONTWRITEBYTECODE", "1"),
                 ("COVERAGE_FILE", "/tmp/w/t abc/.coverage"),
+                ("HYPOTHESIS_STORAGE_DIRECTORY", "/tmp/w/t abc/hypothesis"),
                 ("PYTEST_ADDOPTS", "-o 'cache_dir=/tmp/w/t abc/pytest-cache'"),
                 ("CARGO_TARGET_DIR", "/tmp/w/t abc/cargo-target"),
             ])
@@ -483,6 +492,7 @@ mod tests {
             os(&[
                 ("PYTHONDONTWRITEBYTECODE", "1"),
                 ("COVERAGE_FILE", "/s/.coverage"),
+                ("HYPOTHESIS_STORAGE_DIRECTORY", "/s/hypothesis"),
                 ("PYTEST_ADDOPTS", "-x -q -o 'cache_dir=/s/pytest-cache'"),
             ])
         );

@@ -314,6 +314,7 @@ async fn run_one(job: &Job, dirs: &FreshDirs, settings: &Settings, live: &Live) 
         stdout_bytes: 0,
         stderr_bytes: 0,
     };
+    let lockfile = NewLockfile::before(&job.cwd);
     let mut command = tokio::process::Command::new(&job.program);
     command
         .args(&job.args)
@@ -395,6 +396,7 @@ async fn run_one(job: &Job, dirs: &FreshDirs, settings: &Settings, live: &Live) 
     }
     // Whatever the suite left running in its group (`sleep 1000 &`) ends with it.
     end_group(pgid).await;
+    lockfile.remove();
     if let (Some(pgid), Ok(mut groups)) = (pgid, live.lock()) {
         groups.retain(|g| *g != pgid);
     }
@@ -419,6 +421,29 @@ async fn run_one(job: &Job, dirs: &FreshDirs, settings: &Settings, live: &Live) 
     finished.stdout_bytes = drain(out_task, deadline).await;
     finished.stderr_bytes = drain(err_task, deadline).await;
     finished
+}
+
+/// A `Cargo.lock` that `cargo test` writes beside a crate that had none: left there, the next
+/// `check` would gate the skill as changed. Only that file, and only when it was absent before
+/// the suite ran, is removed once the suite's processes have ended. (Running a copy of the
+/// crate instead would break its path dependencies and its tests' relative paths.)
+struct NewLockfile(Option<PathBuf>);
+
+impl NewLockfile {
+    fn before(cwd: &std::path::Path) -> Self {
+        let lock = cwd.join("Cargo.lock");
+        let absent = std::fs::symlink_metadata(&lock)
+            .is_err_and(|err| err.kind() == std::io::ErrorKind::NotFound);
+        Self((absent && cwd.join("Cargo.toml").is_file()).then_some(lock))
+    }
+
+    fn remove(self) {
+        let Some(lock) = self.0 else { return };
+        // A file or a link the suite left, never a directory of that name.
+        if std::fs::symlink_metadata(&lock).is_ok_and(|m| !m.is_dir()) {
+            let _ = std::fs::remove_file(&lock);
+        }
+    }
 }
 
 async fn drain(mut task: tokio::task::JoinHandle<u64>, deadline: tokio::time::Instant) -> u64 {
@@ -685,6 +710,32 @@ mod tests {
                 format!("{tmp}/cargo-target"),
             ]
         );
+    }
+
+    #[test]
+    fn a_cargo_lock_the_suite_wrote_beside_a_crate_is_removed_and_no_other_file() {
+        let write = "echo written > Cargo.lock; echo kept > other.txt";
+        let crates: Vec<tempfile::TempDir> = (0..3)
+            .map(|_| tempfile::tempdir().expect("tempdir"))
+            .collect();
+        // A crate without a lock file; a crate with one (the suite rewrites it); no crate.
+        std::fs::write(crates[0].path().join("Cargo.toml"), "[package]\n").expect("write");
+        std::fs::write(crates[1].path().join("Cargo.toml"), "[package]\n").expect("write");
+        std::fs::write(crates[1].path().join("Cargo.lock"), "committed\n").expect("write");
+        let jobs = crates
+            .iter()
+            .enumerate()
+            .map(|(i, dir)| job(dir.path(), &format!("c{i}"), write))
+            .collect();
+        let done = run_silent(jobs, &settings(Duration::from_secs(30), 4096)).expect("run");
+        assert!(done.iter().all(|d| d.exit_code == Some(0)), "{done:?}");
+        let lock = |i: usize| std::fs::read_to_string(crates[i].path().join("Cargo.lock")).ok();
+        assert_eq!(lock(0), None);
+        assert_eq!(lock(1).as_deref(), Some("written\n"));
+        assert_eq!(lock(2).as_deref(), Some("written\n"));
+        for dir in &crates {
+            assert!(dir.path().join("other.txt").is_file());
+        }
     }
 
     #[test]

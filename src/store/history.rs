@@ -44,13 +44,14 @@ impl Store {
         }
         let mut stats = RecordStats::default();
         let now = sqlite_timestamp(&run.run.finished_at);
+        let pull_request = skills::for_pull_request(&run.run);
         for skill in &run.skills {
             let key = idempotency_key(run, skill);
             if key.recorded(&tx).map_err(write_err)? {
                 stats.already_recorded += 1;
                 continue;
             }
-            let skill_id = skills::upsert(&tx, skill, &now).map_err(write_err)?;
+            let skill_id = skills::upsert(&tx, skill, &now, pull_request).map_err(write_err)?;
             chain::append(&tx, &row_values(run, skill, skill_id, key.as_str(), &now))
                 .map_err(write_err)?;
             stats.inserted += 1;

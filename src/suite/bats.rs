@@ -1,11 +1,11 @@
 //! Bats: `*.bats` files, run by `bats` with TAP on stdout and JUnit into the report directory.
 
 use super::host::Host;
-use super::resolve::{Resolution, detected, with_tool};
+use super::resolve::{Detected, detected, with_tool};
 
 /// The bats suite of a skill with `.bats` files, each passed by name (bats does not recurse
 /// into directories unless told).
-pub(super) fn bats_suite(host: &dyn Host, files: &[String]) -> Option<Resolution> {
+pub(super) fn bats_suite(host: &dyn Host, files: &[String]) -> Option<Detected> {
     let tests: Vec<&str> = files
         .iter()
         .map(String::as_str)
@@ -22,7 +22,7 @@ pub(super) fn bats_suite(host: &dyn Host, files: &[String]) -> Option<Resolution
         "--output",
         "{report_dir}",
     ];
-    let tests: Vec<String> = tests
+    let names: Vec<String> = tests
         .iter()
         .map(|t| {
             if t.starts_with('-') {
@@ -32,8 +32,12 @@ pub(super) fn bats_suite(host: &dyn Host, files: &[String]) -> Option<Resolution
             }
         })
         .collect();
-    args.extend(tests.iter().map(String::as_str));
-    Some(with_tool(host, detected("bats", "bats", &args), "bats"))
+    args.extend(names.iter().map(String::as_str));
+    Some(Detected {
+        resolution: with_tool(host, detected("bats", "bats", &args), "bats"),
+        framework: "bats".to_owned(),
+        files: tests.iter().map(|&t| t.to_owned()).collect(),
+    })
 }
 
 #[cfg(test)]

@@ -1,11 +1,12 @@
-//! bun's test runner: run when a package's test script runs `bun test`, or when the skill has
-//! test files and says it is a bun project (`bunfig.toml`, `bun:test` imports, scripts run by
-//! bun). It writes JUnit and lcov into the report directory.
+//! bun's test runner: run when a package's test script runs `bun test`, or, without a test
+//! script, when the skill has test files and says it is a bun project (`bunfig.toml`, a
+//! `bun:test` import). Another script that runs bun (`"format": "bunx prettier"`) says nothing
+//! about the tests. It writes JUnit and lcov into the report directory.
 
 use std::path::Path;
 
 use super::host::Host;
-use super::resolve::{MAX_DETECT_BYTES, Resolution, Suite, SuiteSource, file_name, with_tool};
+use super::resolve::{Detected, MAX_DETECT_BYTES, Suite, SuiteSource, file_name, with_tool};
 use super::shell::{first_command, shown, strip_launchers};
 
 /// bun's flags that ours set: the script's own are dropped so that two do not clash.
@@ -19,7 +20,7 @@ const BUN_OWNED: &[&str] = &[
 ];
 
 /// What `bun test` runs: `*.test.*`, `*_test.*`, `*.spec.*`, `*_spec.*` scripts.
-fn is_bun_test_file(path: &str) -> bool {
+pub(super) fn is_bun_test_file(path: &str) -> bool {
     if path.split('/').any(|s| s == "node_modules") {
         return false;
     }
@@ -52,15 +53,14 @@ fn script_args(script: &str) -> Option<Vec<String>> {
 }
 
 /// The bun suite of a skill, when it is a bun project with tests. `script` is the package's
-/// test script, `scripts_use_bun` whether any of its scripts runs bun.
+/// test script: when there is one, it alone decides.
 pub(super) fn bun_suite(
     host: &dyn Host,
     dir: &Path,
     repo: &Path,
     files: &[String],
     script: Option<&str>,
-    scripts_use_bun: bool,
-) -> Option<Resolution> {
+) -> Option<Detected> {
     let from_script = script.and_then(script_args);
     let tests: Vec<&String> = files.iter().filter(|f| is_bun_test_file(f)).collect();
     let imports_bun_test = || {
@@ -71,9 +71,12 @@ pub(super) fn bun_suite(
             })
         })
     };
-    let is_bun = from_script.is_some()
-        || (!tests.is_empty()
-            && (files.iter().any(|f| f == "bunfig.toml") || scripts_use_bun || imports_bun_test()));
+    let is_bun = match script {
+        Some(_) => from_script.is_some(),
+        None => {
+            !tests.is_empty() && (files.iter().any(|f| f == "bunfig.toml") || imports_bun_test())
+        }
+    };
     if !is_bun {
         return None;
     }
@@ -96,8 +99,13 @@ pub(super) fn bun_suite(
         args,
         framework: Some("bun".to_owned()),
         path: None,
+        unrun: Vec::new(),
     };
-    Some(with_tool(host, suite, "bun"))
+    Some(Detected {
+        resolution: with_tool(host, suite, "bun"),
+        framework: "bun".to_owned(),
+        files: tests.into_iter().cloned().collect(),
+    })
 }
 
 #[cfg(test)]
@@ -136,7 +144,7 @@ mod tests {
     }
 
     #[test]
-    fn bun_projects_are_known_by_bunfig_imports_or_scripts() {
+    fn bun_projects_are_known_by_bunfig_or_imports() {
         let cases: &[&[(&str, &str)]] = &[
             &[("bunfig.toml", ""), ("grade.test.ts", "")],
             &[("grade.test.ts", "import { test } from \"bun:test\";\n")],
@@ -144,11 +152,13 @@ mod tests {
                 "tests/grade_spec.tsx",
                 "import { expect } from 'bun:test';\n",
             )],
+            // A package without a test script leaves it to the files.
             &[
                 (
                     "package.json",
                     r#"{"scripts":{"dev":"bun run src/index.ts"}}"#,
                 ),
+                ("bunfig.toml", ""),
                 ("grade.test.ts", ""),
             ],
         ];
@@ -165,6 +175,39 @@ mod tests {
             crate::suite::Resolution::None
         );
         let (dir, names) = setup(&[("bunfig.toml", ""), ("index.ts", "")]);
+        assert_eq!(
+            detect(&Fake::all().with_tool("bun"), &dir, &names),
+            crate::suite::Resolution::None
+        );
+    }
+
+    #[test]
+    fn a_test_script_decides_whatever_the_other_scripts_run() {
+        // A jest skill whose formatter runs through bunx (issue #15 review): jest runs.
+        let package = r#"{"scripts":{"test":"jest","format":"bunx prettier --write ."},
+                          "devDependencies":{"jest":"30"}}"#;
+        let cases: &[&[(&str, &str)]] = &[
+            &[("package.json", package), ("smoke.test.js", "")],
+            &[
+                ("package.json", package),
+                ("bunfig.toml", ""),
+                ("smoke.test.ts", "import { test } from \"bun:test\";\n"),
+            ],
+        ];
+        for files in cases {
+            let (dir, names) = setup(files);
+            crate::suite::testing::fake_bin(dir.path(), "node_modules/.bin/jest");
+            let suite = found(detect(&Fake::all().with_tool("bun"), &dir, &names));
+            assert_eq!(suite.framework.as_deref(), Some("jest"), "{files:?}");
+        }
+        // Scripts alone, without a test script, are no bun project either.
+        let (dir, names) = setup(&[
+            (
+                "package.json",
+                r#"{"scripts":{"dev":"bun run src/index.ts"}}"#,
+            ),
+            ("grade.test.ts", ""),
+        ]);
         assert_eq!(
             detect(&Fake::all().with_tool("bun"), &dir, &names),
             crate::suite::Resolution::None

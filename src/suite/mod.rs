@@ -15,5 +15,5 @@ mod shell;
 mod testing;
 
 pub use resolve::{
-    CONVENTIONAL, REPORT_DIR, Resolution, Suite, SuiteSource, find_in_path, resolve,
+    CONVENTIONAL, REPORT_DIR, Resolution, Suite, SuiteSource, Unrun, find_in_path, resolve,
 };

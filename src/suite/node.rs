@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 
 use super::host::Host;
 use super::resolve::{
-    MAX_DETECT_BYTES, Resolution, Suite, SuiteSource, detected, file_name, unavailable, with_tool,
+    Detected, MAX_DETECT_BYTES, Resolution, Suite, SuiteSource, detected, file_name, unavailable,
+    with_tool,
 };
 use super::shell::{first_command, shell_word, strip_launchers};
 
@@ -230,8 +231,6 @@ fn drop_flags(args: &[String], owned: &[(&str, Takes)]) -> Vec<String> {
 pub(super) struct Package {
     /// `scripts.test`, unless it is npm's placeholder.
     pub(super) test: Option<String>,
-    /// Some script runs `bun` (`bun test`, `bun run`, `bunx`).
-    pub(super) scripts_use_bun: bool,
     /// `scripts.pretest`, which `npm test` runs first (a build, often).
     pretest: bool,
     /// The names in `dependencies` and `devDependencies`.
@@ -247,16 +246,6 @@ pub(super) fn read_package(repo: &Path, path: &Path) -> Option<Package> {
         .filter(|t| !t.contains("no test specified") && !t.trim().is_empty())
         .map(str::to_owned);
     let pretest = json.pointer("/scripts/pretest").is_some();
-    let scripts_use_bun = json
-        .get("scripts")
-        .and_then(|s| s.as_object())
-        .is_some_and(|scripts| {
-            scripts.values().filter_map(|v| v.as_str()).any(|script| {
-                script
-                    .split(|c: char| c.is_whitespace() || "&|;()".contains(c))
-                    .any(|word| word == "bun" || word == "bunx")
-            })
-        });
     let deps = ["dependencies", "devDependencies"]
         .iter()
         .filter_map(|key| json.get(key).and_then(|d| d.as_object()))
@@ -264,7 +253,6 @@ pub(super) fn read_package(repo: &Path, path: &Path) -> Option<Package> {
         .collect();
     Some(Package {
         test,
-        scripts_use_bun,
         pretest,
         deps,
     })
@@ -420,6 +408,7 @@ pub(super) fn node_suite(
         args,
         framework: Some(name.to_owned()),
         path: None,
+        unrun: Vec::new(),
     };
     if !host.has_tool("node") {
         return unavailable(suite, "node");
@@ -452,27 +441,28 @@ pub(super) fn node_suite(
     Resolution::Found(suite)
 }
 
-/// node's own runner, over the files it would run by its default patterns that use it: a
-/// script of the same name that does not import `node:test` (a manual harness, a fixture) is
-/// not passed, and nothing else is scanned. Its reporter flags exist since node 18.15 (and
-/// 19.6); an older node runs bare and prints TAP on stdout, which is read too. An unknown
-/// version gets the flags. `None` when no file is a node:test file.
+/// node's own runner, chosen when a file it would run by its default patterns imports
+/// `node:test`, and then given every file those patterns match, as `node --test` alone would
+/// run them: a plain script that throws is a failing test to node, and a file that imports
+/// `node:test` through a harness of its own is a test too. Its reporter flags exist since node
+/// 18.15 (and 19.6); an older node runs bare and prints TAP on stdout, which is read too. An
+/// unknown version gets the flags. `None` when no file imports `node:test`.
 pub(super) fn node_test_suite(
     host: &dyn Host,
     dir: &Path,
     repo: &Path,
     files: &[String],
-) -> Option<Resolution> {
+) -> Option<Detected> {
     let tests: Vec<&str> = files
         .iter()
         .map(String::as_str)
         .filter(|f| is_node_test_file(f))
-        .filter(|f| {
-            crate::untrusted::read_file(repo, &dir.join(f), MAX_DETECT_BYTES)
-                .is_ok_and(|bytes| uses_node_test(&String::from_utf8_lossy(&bytes)))
-        })
         .collect();
-    if tests.is_empty() {
+    let chosen = tests.iter().any(|f| {
+        crate::untrusted::read_file(repo, &dir.join(f), MAX_DETECT_BYTES)
+            .is_ok_and(|bytes| uses_node_test(&String::from_utf8_lossy(&bytes)))
+    });
+    if !chosen {
         return None;
     }
     let reporters = host
@@ -505,11 +495,11 @@ pub(super) fn node_test_suite(
         }
     }));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    Some(with_tool(
-        host,
-        detected("node:test", "node", &args),
-        "node",
-    ))
+    Some(Detected {
+        resolution: with_tool(host, detected("node:test", "node", &args), "node"),
+        framework: "node:test".to_owned(),
+        files: tests.iter().map(|&t| t.to_owned()).collect(),
+    })
 }
 
 /// node's default test patterns (node 20 and 22, `node --test` without arguments), less
@@ -925,7 +915,7 @@ mod tests {
     }
 
     #[test]
-    fn node_test_runs_only_its_own_files_by_name() {
+    fn node_test_runs_every_file_node_would_once_one_imports_it() {
         let test = "const { test } = require(\"node:test\");\ntest(\"a\", () => {});\n";
         let harness = "// Run by hand: node test/manual-harness.js\nconsole.log(\"ok\");\n";
         let (dir, files) = setup(&[
@@ -944,14 +934,41 @@ mod tests {
             suite.args[5..].to_vec(),
             strings(&[
                 "test/grade.js",
+                "test/manual-harness.js",
                 "test-slug.mjs",
                 "lib/grade_test.cjs",
                 "scripts/test.js"
             ])
         );
-        // Harnesses alone are no suite.
+        // Files that import no `node:test` alone are no suite.
         let (dir, files) = setup(&[("test/manual-harness.js", harness)]);
         assert_eq!(detect(&Fake::all(), &dir, &files), Resolution::None);
+    }
+
+    #[test]
+    fn a_plain_assert_file_or_one_behind_a_harness_is_run_too() {
+        // Issue #15 review: a file that throws is a failing test to node, and one that gets
+        // `test` from a local harness re-exporting `node:test` is a test.
+        let ok = "const test = require(\"node:test\");\ntest(\"ok\", () => {});\n";
+        let plain = "const assert = require(\"node:assert\");\nassert.strictEqual(1, 2);\n";
+        let harness = "const { test } = require(\"node:test\");\nmodule.exports = { test };\n";
+        let behind = "const { test } = require(\"./harness\");\ntest(\"x\", () => { throw 1; });\n";
+        let (dir, files) = setup(&[
+            ("test/ok.test.js", ok),
+            ("test/plain.test.js", plain),
+            ("test/harness.js", harness),
+            ("test/unicode.test.js", behind),
+        ]);
+        let suite = found(detect(&Fake::all(), &dir, &files));
+        assert_eq!(
+            suite.args[5..].to_vec(),
+            strings(&[
+                "test/ok.test.js",
+                "test/plain.test.js",
+                "test/harness.js",
+                "test/unicode.test.js"
+            ])
+        );
     }
 
     #[test]

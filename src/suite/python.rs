@@ -1,11 +1,15 @@
 //! Python: pytest, unittest. Only files pytest would collect, and that read as tests, make a
 //! suite: a program named `test_*.py` whose functions take its command line's values is none.
+//! Once chosen, the framework runs every file it collects: none is left out for looking
+//! otherwise, so a failing test cannot hide by looking like a program.
 
 use std::path::Path;
 
 use super::host::Host;
 use super::python_source::PythonSource;
-use super::resolve::{MAX_DETECT_BYTES, Resolution, detected, file_name, unavailable, with_tool};
+use super::resolve::{
+    Detected, MAX_DETECT_BYTES, Resolution, detected, file_name, unavailable, with_tool,
+};
 
 /// What installs pytest, and the coverage plugin the gate measures with.
 pub(super) const PIP_INSTALL: &str = "python3 -m pip install pytest pytest-cov";
@@ -25,13 +29,13 @@ const NORECURSE: &[&str] = &[
 ];
 
 /// The Python suite of a skill whose files are `files`, when some of them are tests; `None`
-/// when none is.
+/// when none is. Its files are every one pytest collects.
 pub(super) fn python_suite(
     host: &dyn Host,
     dir: &Path,
     repo: &Path,
     files: &[String],
-) -> Option<Resolution> {
+) -> Option<Detected> {
     let config = PytestConfig::read(dir, repo, files);
     let candidates: Vec<&str> = files
         .iter()
@@ -41,89 +45,112 @@ pub(super) fn python_suite(
     if candidates.is_empty() {
         return None;
     }
-    // Fixtures every test may ask for: those the conftest files define.
+    // Fixtures every test may ask for: those the conftest files define or import, the
+    // skill's own and those above it up to the repository's root, which pytest loads too.
+    let conftests = conftests(dir, repo, files);
     let mut fixtures = Vec::new();
-    let mut generated = false;
-    for conftest in files.iter().filter(|f| file_name(f) == "conftest.py") {
-        if let Some(text) = read_text(repo, &dir.join(conftest)) {
-            let source = PythonSource::read(&text);
-            fixtures.extend(source.fixtures);
-            generated |= source.generates_tests;
-        }
+    let mut any_fixture = false;
+    for text in &conftests {
+        let source = PythonSource::read(text);
+        fixtures.extend(source.fixtures);
+        fixtures.extend(source.imported);
+        any_fixture |= source.generates_tests || source.any_fixture;
     }
-    let mut tests: Vec<(&str, PythonSource)> = Vec::new();
-    let mut not_tests: Vec<&str> = Vec::new();
-    for file in candidates {
+    let mut tests: Vec<PythonSource> = Vec::new();
+    for file in &candidates {
         // An unreadable file says nothing either way: pytest is left to collect it.
         let Some(text) = read_text(repo, &dir.join(file)) else {
-            tests.push((file, PythonSource::default()));
+            tests.push(PythonSource::default());
             continue;
         };
         let source = PythonSource::read(&text);
-        if source.looks_like_tests(&fixtures, generated) {
-            tests.push((file, source));
-        } else {
-            not_tests.push(file);
+        if source.looks_like_tests(&fixtures, any_fixture) {
+            tests.push(source);
         }
     }
     if tests.is_empty() {
         return None;
     }
-    let names: Vec<&str> = tests.iter().map(|(f, _)| *f).collect();
-    if !uses_pytest(dir, repo, files, &tests) {
+    let found = |resolution: Resolution, framework: &str| Detected {
+        resolution,
+        framework: framework.to_owned(),
+        files: candidates.iter().map(|&f| f.to_owned()).collect(),
+    };
+    if !uses_pytest(dir, repo, files, !conftests.is_empty(), &tests) {
         // unittest writes no report file, and coverage.py needs a second command to write
         // one: its verbose text on stderr is the report.
-        let args = unittest_args(files, &names);
+        let args = unittest_args(files, &candidates);
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        return Some(with_tool(
-            host,
-            detected("unittest", "python3", &args),
-            "python3",
+        return Some(found(
+            with_tool(host, detected("unittest", "python3", &args), "python3"),
+            "unittest",
         ));
     }
     let python = host.has_tool("python3");
-    let mut args: Vec<String> = [
+    let mut args: Vec<&str> = vec![
         "-m",
         "pytest",
         "--junitxml={report_dir}/pytest.xml",
         // xunit1 keeps each case's file and line.
         "-o",
         "junit_family=xunit1",
-    ]
-    .map(str::to_owned)
-    .to_vec();
+    ];
     if python && host.has_python_module("pytest_cov") {
-        args.extend(["--cov=.", "--cov-report=json:{report_dir}/coverage.json"].map(str::to_owned));
+        args.extend(["--cov=.", "--cov-report=json:{report_dir}/coverage.json"]);
     }
-    // pytest would collect these too, and fail on what it cannot supply.
-    args.extend(not_tests.iter().map(|f| format!("--ignore={f}")));
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let suite = detected("pytest", "python3", &args);
     if !python {
-        return Some(unavailable(suite, "python3"));
+        return Some(found(unavailable(suite, "python3"), "pytest"));
     }
     if !host.has_python_module("pytest") {
-        return Some(Resolution::Unavailable {
+        let resolution = Resolution::Unavailable {
             suite: Some(suite),
             reason: format!(
                 "pytest suite found, but the `pytest` module is not installed for python3 \
                  (help: run `{PIP_INSTALL}`)"
             ),
-        });
+        };
+        return Some(found(resolution, "pytest"));
     }
-    Some(Resolution::Found(suite))
+    Some(found(Resolution::Found(suite), "pytest"))
+}
+
+/// The text of every `conftest.py` pytest may load for the skill: in the skill, and in each
+/// directory above it up to the repository's root.
+fn conftests(dir: &Path, repo: &Path, files: &[String]) -> Vec<String> {
+    let inside = files
+        .iter()
+        .filter(|f| file_name(f) == "conftest.py")
+        .map(|f| dir.join(f));
+    let above = dir
+        .ancestors()
+        .skip(1)
+        .take_while(|a| a.starts_with(repo))
+        .map(|a| a.join("conftest.py"))
+        .filter(|p| p.is_file());
+    inside
+        .chain(above)
+        .filter_map(|path| read_text(repo, &path))
+        .collect()
 }
 
 /// pytest when the skill configures it or a test file needs it: one imports pytest, or has no
 /// `TestCase` (plain `test_` functions, which unittest does not collect). unittest when every
 /// test file is a unittest module.
-fn uses_pytest(dir: &Path, repo: &Path, files: &[String], tests: &[(&str, PythonSource)]) -> bool {
+fn uses_pytest(
+    dir: &Path,
+    repo: &Path,
+    files: &[String],
+    conftest: bool,
+    tests: &[PythonSource],
+) -> bool {
     let has_name = |name: &str| files.iter().any(|f| file_name(f) == name);
     let says = |file: &str, section: &str| {
         files.iter().any(|f| f == file)
             && read_text(repo, &dir.join(file)).is_some_and(|t| t.contains(section))
     };
-    if has_name("conftest.py")
+    if conftest
+        || has_name("conftest.py")
         || has_name("pytest.ini")
         || says("pyproject.toml", "[tool.pytest")
         || says("setup.cfg", "[tool:pytest]")
@@ -133,7 +160,7 @@ fn uses_pytest(dir: &Path, repo: &Path, files: &[String], tests: &[(&str, Python
     }
     // `TestCase`, not `import unittest`: pytest suites import `unittest.mock` too. An
     // unreadable file says nothing either way.
-    tests.iter().any(|(_, source)| {
+    tests.iter().any(|source| {
         *source != PythonSource::default() && (source.imports_pytest || !source.has_test_case)
     })
 }
@@ -458,10 +485,10 @@ mod tests {
                        argparse.ArgumentParser().parse_args()\n";
 
     #[test]
-    fn a_cli_named_like_a_test_is_no_suite_and_is_kept_from_pytest() {
+    fn a_cli_named_like_a_test_is_no_suite_but_pytest_ignores_nothing_it_collects() {
         let (dir, files) = setup(&[("scripts/test_api_auth.py", CLI), ("SKILL.md", "")]);
         assert_eq!(detect(&Fake::all(), &dir, &files), Resolution::None);
-        // Beside real tests, pytest is told not to collect it.
+        // Beside real tests, pytest runs what it collects: the program too, which errors.
         let (dir, files) = setup(&[
             ("scripts/test_api_auth.py", CLI),
             ("tests/test_grade.py", "def test_a(tmp_path):\n    pass\n"),
@@ -469,27 +496,84 @@ mod tests {
         let suite = found(detect(&Fake::all(), &dir, &files));
         assert_eq!(suite.framework.as_deref(), Some("pytest"));
         assert_eq!(
-            suite.args.last().map(String::as_str),
-            Some("--ignore=scripts/test_api_auth.py")
+            suite.args,
+            strings(&[
+                "-m",
+                "pytest",
+                "--junitxml={report_dir}/pytest.xml",
+                "-o",
+                "junit_family=xunit1"
+            ])
         );
-        // A conftest that supplies its arguments makes it a test again.
-        let (dir, files) = setup(&[
-            (
-                "scripts/test_api_auth.py",
-                "def test_api_authentication(token, api_url):\n    pass\n",
+    }
+
+    /// A failing test, and a way to make it look like something else (issue #15 review).
+    const FAILING: &str = "from calc import add\n\ndef test_add():\n    assert add(2, 2) == 5\n";
+
+    #[test]
+    fn no_failing_test_file_is_left_out_of_pytest() {
+        let disguises = [
+            format!(
+                "import argparse\n{FAILING}\nif __name__ == \"__main__\":\n    \
+                 argparse.ArgumentParser().parse_args()\n"
             ),
-            (
-                "scripts/conftest.py",
-                "import pytest\n\n@pytest.fixture\ndef token():\n    return 't'\n\n\
-                 @pytest.fixture\ndef api_url():\n    return 'http://localhost'\n",
-            ),
+            "from unittest.mock import patch\n\n@patch(\"calc.fetch\")\ndef test_fetch(m):\n    \
+             assert False\n"
+                .to_owned(),
+            "from hypothesis import given, strategies as st\n\n@given(st.integers())\ndef \
+             test_n(n):\n    assert n != n\n"
+                .to_owned(),
+            "from helpers import numbers\n\ndef test_n(numbers):\n    assert False\n".to_owned(),
+            "pytest_plugins = [\"fixtures_numbers\"]\n\ndef test_n(numbers):\n    assert False\n"
+                .to_owned(),
+        ];
+        for disguise in &disguises {
+            let (dir, files) = setup(&[
+                ("tests/test_ok.py", "def test_ok():\n    pass\n"),
+                ("tests/test_hidden.py", disguise),
+            ]);
+            let suite = found(detect(&Fake::all(), &dir, &files));
+            assert_eq!(suite.framework.as_deref(), Some("pytest"), "{disguise}");
+            assert!(
+                suite.args.iter().all(|a| !a.starts_with("--ignore")),
+                "{disguise}: {:?}",
+                suite.args
+            );
+            // Alone, the file is a suite of its own.
+            let (dir, files) = setup(&[("tests/test_hidden.py", disguise)]);
+            let suite = found(detect(&Fake::all(), &dir, &files));
+            assert_eq!(suite.framework.as_deref(), Some("pytest"), "{disguise}");
+        }
+    }
+
+    #[test]
+    fn conftests_up_to_the_repository_root_supply_fixtures() {
+        let shared = "def test_add_numbers(numbers):\n    assert sum(numbers) == 5\n";
+        let conftest = "import pytest\n\n@pytest.fixture\ndef numbers():\n    return (2, 2)\n";
+        let (dir, _) = setup(&[
+            ("conftest.py", conftest),
+            ("skills/calc/tests/test_shared.py", shared),
         ]);
-        let suite = found(detect(&Fake::all(), &dir, &files));
-        assert!(
-            suite.args.iter().all(|a| !a.starts_with("--ignore")),
-            "{:?}",
-            suite.args
-        );
+        let root = dir.path().canonicalize().expect("canon");
+        let skill = root.join("skills/calc");
+        let files = vec!["tests/test_shared.py".to_owned()];
+        let meta = crate::skill::SkillMeta::default();
+        let resolve = |repo: &std::path::Path| {
+            crate::suite::resolve::resolve_on(&Fake::all(), &skill, repo, &meta, &files)
+        };
+        assert_eq!(found(resolve(&root)).framework.as_deref(), Some("pytest"));
+        // Nothing above the repository is read.
+        assert_eq!(resolve(&skill), Resolution::None);
+        // A conftest's imported fixtures, or its plugins, count too.
+        for conftest in [
+            "from fixtures import numbers\n",
+            "pytest_plugins = [\"fixtures\"]\n",
+        ] {
+            let (dir, files) =
+                setup(&[("tests/test_shared.py", shared), ("conftest.py", conftest)]);
+            let suite = found(detect(&Fake::all(), &dir, &files));
+            assert_eq!(suite.framework.as_deref(), Some("pytest"), "{conftest}");
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! What a Python file shows about itself: whether it is a test module pytest or unittest can
 //! run, or a program that only has `test` in its name (`scripts/test_api_auth.py`, whose
 //! `test_api_authentication(token, api_url)` takes a command line's values, not fixtures).
+//! This only decides whether pytest is chosen: once it is, it runs every file it collects.
 
 /// pytest's own fixtures, and those of the plugins most suites install: a test function may
 /// take these without defining them.
@@ -56,19 +57,25 @@ pub(super) struct PythonSource {
     pub tests: Vec<TestFunction>,
     /// Fixtures the file defines (`@pytest.fixture`), by the name tests ask for.
     pub fixtures: Vec<String>,
+    /// Names `from … import …` binds: a fixture may be imported.
+    pub imported: Vec<String>,
     /// It defines `pytest_generate_tests`, which may parametrize any argument.
     pub generates_tests: bool,
-    /// `if __name__ == "__main__":` with its own command line (`argparse`, `sys.argv`, click,
-    /// typer): a program.
-    pub is_cli: bool,
+    /// Fixtures may come from where the file does not name them: `from … import *`, or
+    /// `pytest_plugins`.
+    pub any_fixture: bool,
 }
 
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(super) struct TestFunction {
     pub name: String,
     pub line: usize,
+    /// What pytest must supply: less `self`, those with defaults, the leading ones `@patch`
+    /// decorators pass and those hypothesis' `@given` draws.
     pub params: Vec<String>,
     pub parametrized: Vec<String>,
+    /// `@pytest.mark.usefixtures(…)`: written for pytest.
+    pub uses_fixtures: bool,
 }
 
 impl PythonSource {
@@ -79,8 +86,6 @@ impl PythonSource {
         let mut decorators = String::new();
         // The indentation of the class whose body we are in, and whether pytest collects it.
         let mut class: Option<(usize, bool)> = None;
-        let mut main_guard = false;
-        let mut parses_argv = false;
         let mut i = 0;
         while i < lines.len() {
             let line = lines[i];
@@ -102,18 +107,24 @@ impl PythonSource {
             {
                 source.imports_pytest = true;
             }
-            if (trimmed.starts_with("import argparse")
-                || trimmed.starts_with("from argparse")
-                || trimmed.starts_with("import click")
-                || trimmed.starts_with("import typer")
-                || trimmed.contains("sys.argv")
-                || trimmed.contains("ArgumentParser("))
-                && !trimmed.starts_with('#')
+            if let Some(rest) = trimmed.strip_prefix("from ")
+                && rest.contains(" import ")
             {
-                parses_argv = true;
+                let (statement, next) = joined(&lines, i - 1, trimmed);
+                i = next;
+                match imported_names(&statement) {
+                    Some(names) => source.imported.extend(names),
+                    None => source.any_fixture = true,
+                }
+                decorators.clear();
+                continue;
             }
-            if indent == 0 && trimmed.starts_with("if __name__") && trimmed.contains("__main__") {
-                main_guard = true;
+            if indent == 0
+                && trimmed
+                    .strip_prefix("pytest_plugins")
+                    .is_some_and(|rest| rest.trim_start().starts_with('='))
+            {
+                source.any_fixture = true;
             }
             if trimmed.starts_with('@') {
                 let (decorator, next) = joined(&lines, i - 1, trimmed);
@@ -174,38 +185,104 @@ impl PythonSource {
                 source.tests.push(TestFunction {
                     name: name.clone(),
                     line: line_number,
-                    params,
+                    params: unsupplied(params, &decorators),
                     parametrized: parametrized(&decorators),
+                    uses_fixtures: decorators.contains("usefixtures("),
                 });
             }
             decorators.clear();
         }
-        source.is_cli = main_guard && parses_argv;
         source
     }
 
     /// Whether pytest or unittest would find tests here that it can run: it imports pytest,
-    /// has a `TestCase`, or has a test whose every parameter pytest can supply (from `fixtures`,
-    /// the file's own, parametrize, or pytest's). A program with its own command line is a test
-    /// module only if it imports pytest or has a `TestCase`.
-    pub(super) fn looks_like_tests(&self, fixtures: &[String], generated: bool) -> bool {
+    /// has a `TestCase`, or has a test written for pytest (`usefixtures`) or whose every
+    /// parameter pytest can supply (from `fixtures`, the file's own or imported ones,
+    /// parametrize, or pytest's). A test without parameters is always one, whatever else the
+    /// file does. `any_fixture`: a conftest may supply any name (`pytest_generate_tests`,
+    /// `pytest_plugins`, `from … import *`).
+    pub(super) fn looks_like_tests(&self, fixtures: &[String], any_fixture: bool) -> bool {
         if self.imports_pytest || self.has_test_case {
             return true;
         }
-        if self.is_cli {
-            return false;
-        }
+        let any = any_fixture || self.generates_tests || self.any_fixture;
         self.tests.iter().any(|test| {
-            generated
-                || self.generates_tests
+            any || test.uses_fixtures
                 || test.params.iter().all(|p| {
                     KNOWN_FIXTURES.contains(&p.as_str())
                         || self.fixtures.contains(p)
+                        || self.imported.contains(p)
                         || fixtures.contains(p)
                         || test.parametrized.contains(p)
                 })
         })
     }
+}
+
+/// The names `from module import a, b as c` binds (`a`, `c`); `None` for `import *`, which
+/// may bind any.
+fn imported_names(statement: &str) -> Option<Vec<String>> {
+    let (_, names) = statement.split_once(" import ")?;
+    let names = names.split('#').next().unwrap_or_default();
+    let mut bound = Vec::new();
+    for part in names.split(',') {
+        let part = part.trim().trim_matches(['(', ')']).trim();
+        if part == "*" {
+            return None;
+        }
+        let name = part.rsplit(" as ").next().unwrap_or(part).trim();
+        if !name.is_empty() && name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            bound.push(name.to_owned());
+        }
+    }
+    Some(bound)
+}
+
+/// `params` less what the decorators supply: each `@patch(…)`, `@mock.patch(…)` or
+/// `@patch.object(…)` passes one leading argument (unless it is given `new`); hypothesis'
+/// `@given` draws the arguments it names and, for its positional strategies, the last ones.
+fn unsupplied(mut params: Vec<String>, decorators: &str) -> Vec<String> {
+    let mut patched = 0;
+    for decorator in decorators.lines() {
+        let name = decorator_name(decorator);
+        let args = decorator
+            .split_once('(')
+            .map(|(_, rest)| split_top_level(rest))
+            .unwrap_or_default();
+        let keywords: Vec<&str> = args
+            .iter()
+            .filter_map(|a| a.split_once('=').map(|(k, _)| k.trim()))
+            .filter(|k| k.chars().all(|c| c.is_alphanumeric() || c == '_'))
+            .collect();
+        let positional = args
+            .iter()
+            .filter(|a| !a.trim().is_empty())
+            .count()
+            .saturating_sub(keywords.len());
+        let segments: Vec<&str> = name.rsplit('.').collect();
+        match segments.as_slice() {
+            ["patch", ..] if positional < 2 && !keywords.contains(&"new") => patched += 1,
+            ["object", "patch", ..] if positional < 3 && !keywords.contains(&"new") => {
+                patched += 1;
+            }
+            ["given", ..] => {
+                params.retain(|p| !keywords.contains(&p.as_str()));
+                params.truncate(params.len().saturating_sub(positional));
+            }
+            _ => {}
+        }
+    }
+    params.drain(..patched.min(params.len()));
+    params
+}
+
+/// `pytest.fixture` of `@pytest.fixture(scope="session")`.
+fn decorator_name(decorator: &str) -> &str {
+    decorator
+        .trim_start_matches('@')
+        .split(['(', ' '])
+        .next()
+        .unwrap_or_default()
 }
 
 /// The statement starting at `lines[start]` (from `first`, its trimmed text) up to where its
@@ -320,11 +397,7 @@ fn parametrized(decorators: &str) -> Vec<String> {
 
 /// `@pytest.fixture`, `@fixture(…)`, `@pytest_asyncio.fixture`: not `@pytest.mark.usefixtures`.
 fn is_fixture_decorator(decorator: &str) -> bool {
-    let name = decorator
-        .trim_start_matches('@')
-        .split(['(', ' '])
-        .next()
-        .unwrap_or_default();
+    let name = decorator_name(decorator);
     name == "fixture" || name.ends_with(".fixture")
 }
 
@@ -369,9 +442,9 @@ mod tests {
                 line: 7,
                 params: vec!["token".into(), "api_url".into()],
                 parametrized: vec![],
+                uses_fixtures: false,
             }]
         );
-        assert!(source.is_cli);
         assert!(!source.looks_like_tests(&[], false));
         // Without its command line, the parameters still say it is no pytest test.
         let plain = "def test_api_authentication(token, api_url):\n    pass\n";
@@ -440,9 +513,10 @@ mod tests {
                 true,
             ),
             ("import pytest\n", true),
+            // Written for pytest: it asks for fixtures by name.
             (
                 "@mark.usefixtures(\"db\")\ndef test_a(token):\n    pass\n",
-                false,
+                true,
             ),
             (
                 "def pytest_generate_tests(metafunc):\n    pass\n\ndef test_a(anything):\n    \
@@ -457,18 +531,90 @@ mod tests {
     }
 
     #[test]
-    fn a_program_with_tests_counts_only_with_pytest_or_a_test_case() {
-        let cli = "import sys\n\ndef test_ping():\n    pass\n\nif __name__ == \"__main__\":\n    \
-                   main(sys.argv[1:])\n";
-        assert!(!PythonSource::read(cli).looks_like_tests(&[], false));
-        let with_pytest = format!("import pytest\n{cli}");
-        assert!(PythonSource::read(&with_pytest).looks_like_tests(&[], false));
-        // `unittest.main()` under the guard is no command line of its own.
+    fn a_test_without_parameters_is_one_whatever_else_the_file_does() {
+        // A failing test with a command line appended (issue #15 review): still a test.
+        let cli = "import argparse\nfrom calc import add\n\ndef test_add_big():\n    assert \
+                   add(10**6, 1) == 10**6\n\nif __name__ == \"__main__\":\n    \
+                   argparse.ArgumentParser().parse_args()\n    test_add_big()\n";
+        assert!(PythonSource::read(cli).looks_like_tests(&[], false));
+        let argv = "import sys\n\ndef test_ping():\n    pass\n\nif __name__ == \"__main__\":\n    \
+                    main(sys.argv[1:])\n";
+        assert!(PythonSource::read(argv).looks_like_tests(&[], false));
         let unit = "import unittest\n\nclass T(unittest.TestCase):\n    def test_a(self):\n        \
                     pass\n\nif __name__ == \"__main__\":\n    unittest.main()\n";
-        let source = PythonSource::read(unit);
-        assert!(!source.is_cli);
-        assert!(source.looks_like_tests(&[], false));
+        assert!(PythonSource::read(unit).looks_like_tests(&[], false));
+    }
+
+    #[test]
+    fn patch_given_imports_and_plugins_supply_parameters() {
+        let cases = [
+            // Each `@patch` passes one leading argument, the rest pytest supplies.
+            (
+                "from unittest.mock import patch\n\n@patch(\"calc.fetch\")\ndef \
+                 test_a(fetch_mock):\n    pass\n",
+                true,
+            ),
+            (
+                "@mock.patch(\"a\")\n@mock.patch.object(Calc, \"b\")\ndef test_a(m_b, m_a, \
+                 tmp_path):\n    pass\n",
+                true,
+            ),
+            (
+                "@patch.object(Calc, \"b\", autospec=True)\ndef test_a(m_b, token):\n    pass\n",
+                false,
+            ),
+            // Given `new`, a patch passes nothing; `patch.dict` never does.
+            ("@patch(\"a\", new=1)\ndef test_a(m_a):\n    pass\n", false),
+            ("@patch(\"a\", 1)\ndef test_a(m_a):\n    pass\n", false),
+            (
+                "@patch.dict(\"os.environ\", {})\ndef test_a(m_a):\n    pass\n",
+                false,
+            ),
+            // hypothesis draws the last positional arguments, or the named ones.
+            (
+                "from hypothesis import given, strategies as st\n\n@given(st.integers(), \
+                 st.integers())\ndef test_a(a, b):\n    pass\n",
+                true,
+            ),
+            (
+                "@given(b=st.integers())\ndef test_a(tmp_path, b):\n    pass\n",
+                true,
+            ),
+            (
+                "@given(st.integers())\ndef test_a(token, b):\n    pass\n",
+                false,
+            ),
+            // A fixture may be imported, or come from plugins or a star import.
+            (
+                "from helpers import numbers\ndef test_a(numbers):\n    pass\n",
+                true,
+            ),
+            (
+                "from helpers import (\n    other,\n    numbers as nums,\n)\ndef test_a(nums):\n    \
+                 pass\n",
+                true,
+            ),
+            (
+                "from helpers import numbers as nums\ndef test_a(numbers):\n    pass\n",
+                false,
+            ),
+            (
+                "pytest_plugins = [\"fixtures_numbers\"]\ndef test_a(numbers):\n    pass\n",
+                true,
+            ),
+            (
+                "from fixtures import *\ndef test_a(numbers):\n    pass\n",
+                true,
+            ),
+        ];
+        for (text, expected) in cases {
+            let source = PythonSource::read(text);
+            assert_eq!(source.looks_like_tests(&[], false), expected, "{text}");
+        }
+        let source = PythonSource::read(
+            "@patch(\"a\")\n@given(st.integers())\ndef test_a(m_a, fix, n):\n    pass\n",
+        );
+        assert_eq!(source.tests[0].params, vec!["fix"]);
     }
 
     #[test]

@@ -1,14 +1,15 @@
 //! What resolution returns, and the order it looks in: the declared suite, a conventional
-//! script, then a framework found in the skill's files.
+//! script, then a framework found in the skill's files. The first framework found runs; the
+//! others found beside it are named, with their test files, as tests the suite does not run.
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use super::bats::bats_suite;
-use super::bun::bun_suite;
+use super::bun::{bun_suite, is_bun_test_file};
 use super::host::{Host, Machine};
-use super::node::{node_plan, node_suite, node_test_suite, read_package};
+use super::node::{is_node_test_file, node_plan, node_suite, node_test_suite, read_package};
 use super::python::python_suite;
 use super::shell::shown;
 use crate::skill::SkillMeta;
@@ -47,6 +48,28 @@ pub struct Suite {
     /// The suite file, relative to the skill, when the suite is a file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
+    /// Frameworks detected beside this one, whose test files it does not run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unrun: Vec<Unrun>,
+}
+
+/// A framework found in a skill's files beside the one its suite runs, with the test files
+/// that suite leaves out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unrun {
+    pub framework: String,
+    pub files: Vec<String>,
+}
+
+/// How many files of one framework a reason names before "and N more".
+const NAMED_FILES: usize = 3;
+
+/// A framework found in a skill's files: how it would run, and the files it runs (the
+/// package's `package.json` for a test script, whose files only the script knows).
+pub(super) struct Detected {
+    pub(super) resolution: Resolution,
+    pub(super) framework: String,
+    pub(super) files: Vec<String>,
 }
 
 /// What resolution found.
@@ -59,6 +82,47 @@ pub enum Resolution {
         reason: String,
     },
     None,
+}
+
+impl Resolution {
+    /// Why some of the skill's tests are not run: frameworks detected beside the one that runs
+    /// (`tests not run: tests/greet.bats (bats); the suite ran pytest; …`). `None` when every
+    /// framework found runs, or the suite was declared.
+    pub fn tests_not_run(&self) -> Option<String> {
+        let (suite, ran) = match self {
+            Self::Found(suite) => (suite, "ran"),
+            Self::Unavailable {
+                suite: Some(suite), ..
+            } => (suite, "found is"),
+            _ => return None,
+        };
+        if suite.unrun.is_empty() {
+            return None;
+        }
+        let unrun: Vec<String> = suite
+            .unrun
+            .iter()
+            .map(|u| {
+                let mut named = u
+                    .files
+                    .iter()
+                    .take(NAMED_FILES)
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                if u.files.len() > NAMED_FILES {
+                    named.push_str(&format!(" and {} more", u.files.len() - NAMED_FILES));
+                }
+                format!("{named} ({})", u.framework)
+            })
+            .collect();
+        Some(format!(
+            "tests not run: {}; the suite {ran} {}; declare `test-suite` in SKILL.md to run them \
+             all",
+            unrun.join(", "),
+            suite.framework.as_deref().unwrap_or("another framework")
+        ))
+    }
 }
 
 /// Resolve the suite of a skill at `dir` whose files (relative to `dir`) are `files`.
@@ -122,6 +186,7 @@ fn declared_suite(
         args: vec!["-c".to_owned(), declared.to_owned()],
         framework,
         path: None,
+        unrun: Vec::new(),
     };
     with_tool(host, suite, "bash")
 }
@@ -173,44 +238,51 @@ fn file_suite(
         args,
         framework,
         path: Some(rel.to_owned()),
+        unrun: Vec::new(),
     };
     with_tool(host, suite, program)
 }
 
 /// A framework found in the skill's files, run the way its users run it plus the flags that
 /// write its report (and coverage) into [`REPORT_DIR`]. Only files the framework would run,
-/// and that read as its tests, make a suite.
+/// and that read as its tests, make a suite. The first found runs; every other one found is
+/// recorded on it with the test files it does not run.
 fn detect_framework(host: &dyn Host, dir: &Path, repo: &Path, files: &[String]) -> Resolution {
     let package = files
         .iter()
         .any(|f| f == "package.json")
         .then(|| read_package(repo, &dir.join("package.json")))
         .flatten();
-    if let Some(found) = bun_suite(
+    let mut found: Vec<Detected> = Vec::new();
+    // bun is chosen by the test script when there is one, and then is that script; without
+    // one, it runs what a runner among the dependencies would.
+    found.extend(bun_suite(
         host,
         dir,
         repo,
         files,
         package.as_ref().and_then(|p| p.test.as_deref()),
-        package.as_ref().is_some_and(|p| p.scripts_use_bun),
-    ) {
-        return found;
-    }
-    if let Some(package) = &package
+    ));
+    if found.is_empty()
+        && let Some(package) = &package
         && let Some(plan) = node_plan(package)
     {
-        return node_suite(host, dir, repo, files, package, plan);
+        let resolution = node_suite(host, dir, repo, files, package, plan);
+        found.push(Detected {
+            framework: framework_of(&resolution).unwrap_or("npm").to_owned(),
+            resolution,
+            files: vec!["package.json".to_owned()],
+        });
     }
-    if let Some(found) = node_test_suite(host, dir, repo, files) {
-        return found;
-    }
-    if let Some(found) = python_suite(host, dir, repo, files) {
-        return found;
-    }
-    if let Some(found) = bats_suite(host, files) {
-        return found;
-    }
-    if files.iter().any(|f| f.ends_with("_test.go")) {
+    found.extend(node_test_suite(host, dir, repo, files));
+    found.extend(python_suite(host, dir, repo, files));
+    found.extend(bats_suite(host, files));
+    let go: Vec<String> = files
+        .iter()
+        .filter(|f| f.ends_with("_test.go"))
+        .cloned()
+        .collect();
+    if !go.is_empty() {
         let suite = detected(
             "go",
             "go",
@@ -221,13 +293,82 @@ fn detect_framework(host: &dyn Host, dir: &Path, repo: &Path, files: &[String]) 
                 "./...",
             ],
         );
-        return with_tool(host, suite, "go");
+        found.push(Detected {
+            resolution: with_tool(host, suite, "go"),
+            framework: "go".to_owned(),
+            files: go,
+        });
     }
     if files.iter().any(|f| f == "Cargo.toml") {
         // libtest writes no report file and measures no coverage: its text is read from stdout.
-        return with_tool(host, detected("cargo", "cargo", &["test"]), "cargo");
+        found.push(Detected {
+            resolution: with_tool(host, detected("cargo", "cargo", &["test"]), "cargo"),
+            framework: "cargo".to_owned(),
+            files: vec!["Cargo.toml".to_owned()],
+        });
     }
-    Resolution::None
+    let mut found = found.into_iter();
+    let Some(first) = found.next() else {
+        return Resolution::None;
+    };
+    let unrun: Vec<Unrun> = found
+        .filter_map(|other| {
+            let files: Vec<String> = other
+                .files
+                .into_iter()
+                .filter(|f| !runs_too(&first.framework, f))
+                .collect();
+            (!files.is_empty()).then_some(Unrun {
+                framework: other.framework,
+                files,
+            })
+        })
+        .collect();
+    with_unrun(first.resolution, unrun)
+}
+
+/// Whether the suite of `framework` runs `file` as well, by its default patterns: bun runs
+/// `*.test.js` and the like, a test script running `node --test` runs node's, jest and vitest
+/// run `*.test.*`, `*.spec.*` (and jest `__tests__/`). Any other is not known to.
+fn runs_too(framework: &str, file: &str) -> bool {
+    let name = file_name(file);
+    let js = [".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"]
+        .iter()
+        .any(|ext| name.ends_with(ext));
+    match framework {
+        "bun" => is_bun_test_file(file),
+        "node:test" => is_node_test_file(file),
+        "jest" | "vitest" => {
+            js && (name.contains(".test.")
+                || name.contains(".spec.")
+                || (framework == "jest" && file.split('/').any(|s| s == "__tests__")))
+        }
+        _ => false,
+    }
+}
+
+fn framework_of(resolution: &Resolution) -> Option<&str> {
+    match resolution {
+        Resolution::Found(suite)
+        | Resolution::Unavailable {
+            suite: Some(suite), ..
+        } => suite.framework.as_deref(),
+        _ => None,
+    }
+}
+
+fn with_unrun(resolution: Resolution, unrun: Vec<Unrun>) -> Resolution {
+    match resolution {
+        Resolution::Found(suite) => Resolution::Found(Suite { unrun, ..suite }),
+        Resolution::Unavailable {
+            suite: Some(suite),
+            reason,
+        } => Resolution::Unavailable {
+            suite: Some(Suite { unrun, ..suite }),
+            reason,
+        },
+        other => other,
+    }
 }
 
 pub(super) fn file_name(path: &str) -> &str {
@@ -244,6 +385,7 @@ pub(super) fn detected(framework: &str, program: &str, args: &[&str]) -> Suite {
         args,
         framework: Some(framework.to_owned()),
         path: None,
+        unrun: Vec::new(),
     }
 }
 
@@ -414,6 +556,145 @@ mod tests {
         ]);
         let suite = found(detect(&Fake::all(), &dir, &files));
         assert_eq!(suite.framework.as_deref(), Some("node:test"));
+    }
+
+    #[test]
+    fn frameworks_found_beside_the_one_that_runs_are_named_with_their_files() {
+        // A one-line passing pytest file beside a bats suite (issue #15 review): pytest runs,
+        // and the bats file is named as not run.
+        let (dir, files) = setup(&[
+            ("tests/greet.bats", "@test \"greets\" { false; }\n"),
+            (
+                "tests/test_smoke.py",
+                "def test_smoke():\n    assert True\n",
+            ),
+            ("scripts/greet.sh", ""),
+        ]);
+        let host = Fake::all().with_tool("bats");
+        let resolution = detect(&host, &dir, &files);
+        assert_eq!(
+            resolution.tests_not_run().as_deref(),
+            Some(
+                "tests not run: tests/greet.bats (bats); the suite ran pytest; declare \
+                 `test-suite` in SKILL.md to run them all"
+            )
+        );
+        let suite = found(resolution);
+        assert_eq!(suite.framework.as_deref(), Some("pytest"));
+        assert_eq!(
+            suite.unrun,
+            vec![Unrun {
+                framework: "bats".into(),
+                files: vec!["tests/greet.bats".into()],
+            }]
+        );
+        // Also when the suite that would run cannot.
+        let (_, reason) =
+            unavailable_reason(detect(&Fake::all().without_tool("python3"), &dir, &files));
+        assert!(reason.starts_with("pytest suite found"), "{reason}");
+        assert_eq!(
+            detect(&Fake::all().without_tool("python3"), &dir, &files)
+                .tests_not_run()
+                .as_deref(),
+            Some(
+                "tests not run: tests/greet.bats (bats); the suite found is pytest; declare \
+                 `test-suite` in SKILL.md to run them all"
+            )
+        );
+        // A declared suite says what runs.
+        let root = dir.path().canonicalize().expect("canon");
+        let meta = SkillMeta {
+            test_suite: Some("bats tests".into()),
+            ..SkillMeta::default()
+        };
+        assert_eq!(
+            resolve_on(&host, &root, &root, &meta, &files).tests_not_run(),
+            None
+        );
+
+        let go: Vec<(String, &str)> = (0..5).map(|i| (format!("g{i}_test.go"), "")).collect();
+        let mut many: Vec<(&str, &str)> = go.iter().map(|(f, t)| (f.as_str(), *t)).collect();
+        many.extend([("Cargo.toml", ""), ("x.bats", "")]);
+        let (dir, files) = setup(&many);
+        assert_eq!(
+            detect(&host, &dir, &files).tests_not_run().as_deref(),
+            Some(
+                "tests not run: g0_test.go, g1_test.go, g2_test.go and 2 more (go), Cargo.toml \
+                 (cargo); the suite ran bats; declare `test-suite` in SKILL.md to run them all"
+            )
+        );
+    }
+
+    #[test]
+    fn a_runner_that_runs_the_other_frameworks_files_leaves_none_out() {
+        let node_test = "const test = require(\"node:test\");\ntest(\"a\", () => {});\n";
+        /// The framework that runs, the skill's files, what is left out.
+        type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], Option<&'a str>);
+        let cases: &[Case] = &[
+            // `npm test` running `node --test` runs node's files.
+            (
+                "node:test",
+                &[
+                    ("package.json", r#"{"scripts":{"test":"node --test"}}"#),
+                    ("test/a.test.js", node_test),
+                ],
+                None,
+            ),
+            // jest runs `*.test.js`, not a script under `test/`.
+            (
+                "jest",
+                &[
+                    ("package.json", r#"{"scripts":{"test":"jest"}}"#),
+                    ("a.test.js", node_test),
+                ],
+                None,
+            ),
+            (
+                "jest",
+                &[
+                    ("package.json", r#"{"scripts":{"test":"jest"}}"#),
+                    ("test/a.js", node_test),
+                ],
+                Some("test/a.js (node:test)"),
+            ),
+            // bun runs its own patterns only.
+            (
+                "bun",
+                &[
+                    ("bunfig.toml", ""),
+                    ("a.test.js", node_test),
+                    ("test/b.js", node_test),
+                ],
+                Some("test/b.js (node:test)"),
+            ),
+            // Another script: nobody knows what it runs.
+            (
+                "npm",
+                &[
+                    ("package.json", r#"{"scripts":{"test":"bash run.sh"}}"#),
+                    ("tests/test_a.py", "def test_a():\n    pass\n"),
+                ],
+                Some("tests/test_a.py (pytest)"),
+            ),
+        ];
+        for (framework, files, unrun) in cases {
+            let (dir, names) = setup(files);
+            crate::suite::testing::fake_bin(dir.path(), "node_modules/.bin/jest");
+            let resolution = detect(&Fake::all().with_tool("bun"), &dir, &names);
+            let reason = resolution.tests_not_run();
+            assert_eq!(
+                found(resolution).framework.as_deref(),
+                Some(*framework),
+                "{files:?}"
+            );
+            let expected = unrun.map(|u| {
+                format!(
+                    "tests not run: {u}; the suite ran {framework}; declare `test-suite` in \
+                     SKILL.md to run them all"
+                )
+            });
+            assert_eq!(reason, expected, "{files:?}");
+        }
     }
 
     #[test]

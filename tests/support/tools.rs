@@ -1,6 +1,6 @@
-//! Real test frameworks for the tests that run them: pytest with pytest-cov in a venv, and jest
-//! from npm, installed once under `target/test-tools/` (pinned versions, from PyPI and the npm
-//! registry) and shared by every test binary. A lock file keeps concurrent tests from
+//! Real test frameworks for the tests that run them: pytest with pytest-cov (and, in a venv of
+//! its own, hypothesis) and jest from npm, installed once under `target/test-tools/` (pinned
+//! versions, from PyPI and the npm registry) and shared by every test binary. A lock file keeps concurrent tests from
 //! installing twice; a marker written last says an install completed.
 
 use std::path::{Path, PathBuf};
@@ -10,6 +10,7 @@ use std::process::Command;
 pub const PYTEST: &str = "pytest==9.2.0";
 pub const PYTEST_COV: &str = "pytest-cov==7.1.0";
 pub const JEST: &str = "jest@30.5.2";
+pub const HYPOTHESIS: &str = "hypothesis==6.170.17";
 
 /// `target/test-tools/`, beside the directory cargo gives integration tests.
 pub fn tools_dir() -> PathBuf {
@@ -33,6 +34,25 @@ pub fn python_with_pytest() -> PathBuf {
             "--disable-pip-version-check",
             PYTEST,
             PYTEST_COV,
+        ]));
+    });
+    venv.join("bin")
+}
+
+/// The `bin` directory of a venv holding pytest, pytest-cov and hypothesis.
+pub fn python_with_hypothesis() -> PathBuf {
+    let venv = tools_dir().join("hypothesis-venv");
+    install_once(&venv, |dir| {
+        run(Command::new("python3").arg("-m").arg("venv").arg(dir));
+        run(Command::new(dir.join("bin/python3")).args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            PYTEST,
+            PYTEST_COV,
+            HYPOTHESIS,
         ]));
     });
     venv.join("bin")

@@ -104,7 +104,10 @@ fn walk(root: Node<'_>, rules: &dyn Rules, src: &str) -> FileMeasure {
         while scopes.last().is_some_and(|&(d, _)| d >= depth) {
             scopes.pop();
         }
-        if first_error_line.is_none() && (node.is_error() || node.is_missing()) {
+        if first_error_line.is_none()
+            && (node.is_error() || node.is_missing())
+            && !crate::analysis::syntax::tolerated(node, src)
+        {
             first_error_line = Some(line_of(node));
         }
         let parent = path.last().copied();

@@ -172,7 +172,7 @@ fn assignment(
     // `Authorization: Bearer …` unquoted; a quoted value's scheme is skipped by `value`.
     let scheme = scheme_len(&bytes[i..line_end]);
     i += scheme;
-    let (value_start, value_end, quoted) = match value(bytes, i, line_end) {
+    let (value_start, value_end, quoted) = match value(bytes, i, line_end, code) {
         Ok(value) => value,
         Err(read_to) => return Some(read_to),
     };
@@ -185,6 +185,7 @@ fn assignment(
     if literal && secret_value(value) {
         hits.push(Hit {
             generic: true,
+            name: Some((start, end)),
             ..Hit::new("generic-secret", value_start, value_end)
         });
     }
@@ -278,10 +279,15 @@ fn scheme_len(bytes: &[u8]) -> usize {
         })
 }
 
-/// The value at `i`: quoted (closed on the same line) or a bare word. Returns its extent and
-/// whether it was quoted, or how far was read when there is none (an unclosed quote, a run
+/// The value at `i`: quoted (closed on the same line, escaped quotes inside) or a bare word.
+/// Returns its extent and whether it was quoted, or how far was read when there is none (an unclosed quote, a run
 /// longer than any value).
-fn value(bytes: &[u8], i: usize, line_end: usize) -> Result<(usize, usize, bool), usize> {
+fn value(
+    bytes: &[u8],
+    i: usize,
+    line_end: usize,
+    code: bool,
+) -> Result<(usize, usize, bool), usize> {
     let limit = line_end.min(i + MAX_VALUE + 2);
     // Python's `b"…"`, `r"…"`, `f"…"`.
     let i = match bytes.get(i..i + 2) {
@@ -297,7 +303,20 @@ fn value(bytes: &[u8], i: usize, line_end: usize) -> Result<(usize, usize, bool)
     }
     let open = bytes[i];
     if quote(open) {
-        let close = i + 1 + memchr::memchr(open, &bytes[i + 1..limit]).ok_or(limit)?;
+        // A backslash escapes a quote in double quotes everywhere (shell, `.env`, JSON, YAML,
+        // code), and in any quotes in code; a shell's or YAML's single quotes take it as is.
+        let escapes = open == b'"' || code;
+        let close = memchr::memchr_iter(open, &bytes[i + 1..limit])
+            .map(|at| i + 1 + at)
+            .find(|&at| {
+                let backslashes = bytes[i + 1..at]
+                    .iter()
+                    .rev()
+                    .take_while(|&&b| b == b'\\')
+                    .count();
+                !escapes || backslashes % 2 == 0
+            })
+            .ok_or(limit)?;
         // `"Bearer …"`: the credential is after the scheme.
         let start = i + 1 + scheme_len(&bytes[i + 1..close]);
         return Ok((start, close, true));

@@ -30,27 +30,10 @@ const MARKERS: &[&str] = &[
     "xxxx",
 ];
 
-/// Case-insensitive fragments of a mask, a template or a reference: a placeholder wherever they
-/// are in a value.
-const TEMPLATES: &[&str] = &[
-    "****",
-    "...",
-    "…",
-    "<",
-    ">",
-    "{{",
-    "}}",
-    "${",
-    "$(",
-    "%(",
-    "secrets.",
-    "environ",
-    "process.env",
-    "getenv",
-    "env[",
-    "env(",
-    "env.",
-];
+/// Case-insensitive fragments of a mask or a reference to a secret store or the environment: a
+/// placeholder wherever they are in a value. Templates with punctuation that passwords use too
+/// (`<`, `...`, `${`, `{{`) are read for their whole shape instead (see [`is_template`]).
+const TEMPLATES: &[&str] = &["****", "secrets.", "environ", "process.env", "getenv"];
 
 /// Keys that are public or reach only test data: Stripe's test-mode and publishable keys.
 const NOT_SECRET_PREFIXES: &[&str] = &["sk_test_", "rk_test_", "pk_test_", "pk_live_"];
@@ -82,29 +65,236 @@ const DOCUMENTED: &[&str] = &[
 
 /// A placeholder, a reference, a documented example, or a string too regular to be random
 /// (one repeated character, a run like `12345678`, a repeated pattern like `abcabcabc`).
+/// Punctuation alone makes none: a generated password holds `<`, `>`, `...`, `${` or a leading
+/// `(` by chance (about a third of random 16-character printable passwords hold one of them);
+/// only the shape of a template or a reference counts.
 pub fn is_placeholder(value: &str) -> bool {
     if value.is_empty() || DOCUMENTED.iter().any(|d| value.ends_with(d)) {
         return true;
     }
     let lower = value.to_ascii_lowercase();
-    if TEMPLATES.iter().any(|m| lower.contains(m))
+    TEMPLATES.iter().any(|m| lower.contains(m))
         || NOT_SECRET_PREFIXES.iter().any(|p| value.starts_with(p))
         || (MARKERS.iter().any(|m| lower.contains(m)) && is_wordy(value))
-    {
+        || is_template(value)
+        || is_repetitive(value.as_bytes())
+}
+
+/// The shape of a template, a reference or an elided value:
+/// - `<…>` around a word: `<token>`, `<your-api-key>`, `sk-<KEY>`;
+/// - `...` or `…` at either end (`sk-...`, `eyJhbGciOi...`), between words (`your...key`), or
+///   in a value that is short without it (`abc...xyz`);
+/// - `{{ … }}` (Helm, Jinja, Actions), `${NAME}`, `${NAME:-…}`, `$(command …)`, `%(name)s`;
+/// - a reference to the environment: `$NAME`, `$env:NAME`, `%NAME%`, `env.NAME`, `ENV['NAME']`;
+/// - a value made of format fields around a name: `{password}`, `{0}`, `{host}-{token}`.
+pub fn is_template(value: &str) -> bool {
+    encloses_word(value)
+        || is_elided(value)
+        || is_reference(value)
+        || mustache(value)
+        || value
+            .match_indices("${")
+            .any(|(i, _)| expansion(&value[i + 2..], i == 0))
+        || value
+            .match_indices("$(")
+            .any(|(i, _)| substitution(&value[i + 2..]))
+        || value
+            .match_indices("%(")
+            .any(|(i, _)| format_field(&value[i + 2..]))
+        || env_lookup(value)
+}
+
+/// `{{ name }}` (Helm, Jinja, Actions): its first word reads as a name (`{{ .Values.token }}`,
+/// `{{ password | default("") }}`, `${{ secrets.TOKEN }}`).
+fn mustache(value: &str) -> bool {
+    let Some(open) = value.find("{{") else {
+        return false;
+    };
+    let rest = &value[open + 2..];
+    let Some(close) = rest.find("}}") else {
+        return false;
+    };
+    let first = rest[..close]
+        .trim()
+        .split([' ', '|', '('])
+        .next()
+        .unwrap_or_default()
+        .trim_start_matches(['.', '$']);
+    looks_like_name(first)
+}
+
+/// `<word>` in the value: 3 letters or more that read as a name (`<TOKEN>`, `<your-token>`,
+/// `<api_key>`), with only a short or worded prefix or suffix around (`sk_live_<KEY>`) or words
+/// inside (`<your-api-key>`). Random characters between `<` and `>` (`<mP2>`), or a short run in
+/// a random value (`RAbz<NPO>fy42+<d`), do not.
+fn encloses_word(value: &str) -> bool {
+    value.match_indices('<').any(|(i, _)| {
+        let rest = &value[i + 1..];
+        let Some(close) = rest.find('>') else {
+            return false;
+        };
+        let inner = &rest[..close];
+        // Around it, a short or a worded prefix or suffix (`<TOKEN>`, `sk-<KEY>`,
+        // `sk_live_<KEY>`), or words inside (`x9<your-api-key>`).
+        let outside = format!("{}{}", &value[..i], &rest[close + 1..]);
+        let most = outside.len() <= 4 || looks_like_name(&outside);
+        let words = inner
+            .split(['-', '_', ' '])
+            .filter(|w| w.len() >= 2)
+            .count()
+            >= 2;
+        inner.bytes().filter(u8::is_ascii_alphabetic).count() >= 3
+            && (most || words)
+            && inner
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b' '))
+            && looks_like_name(&inner.replace(' ', "-"))
+    })
+}
+
+/// Elided with `...` or `…` (see [`is_template`]).
+fn is_elided(value: &str) -> bool {
+    let ellipsis = |s: &str| s.contains("...") || s.contains('…');
+    if !ellipsis(value) {
+        return false;
+    }
+    let trimmed = value.trim_matches(['.', '…']);
+    if trimmed.len() < value.len() && !ellipsis(trimmed) {
+        // At an end: `sk-...`, `eyJhbGciOi...`, `…4f2a`.
         return true;
     }
-    let bytes = value.as_bytes();
-    let reference = match bytes {
-        // `$VAR`, `${VAR}`, `$(command)`, PowerShell's `$env:VAR`.
-        [b'$', next, ..] => next.is_ascii_alphabetic() || matches!(next, b'_' | b'{' | b'('),
-        // `%VAR%` (Windows), `{name}` (format strings).
-        [b'%', inner @ .., b'%'] => inner
-            .iter()
-            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_'),
-        [b'{', .., b'}'] => true,
-        _ => false,
+    let parts: Vec<&str> = value
+        .split("...")
+        .flat_map(|p| p.split('…'))
+        .map(|p| p.trim_matches('.'))
+        .filter(|p| !p.is_empty())
+        .collect();
+    let words = parts.iter().all(|p| looks_like_name(p));
+    let short = parts.iter().map(|p| p.len()).sum::<usize>() <= 8;
+    words || short
+}
+
+/// A reference to a variable as the whole value: `$NAME`, `$env:NAME` (PowerShell), `%NAME%`
+/// (Windows).
+fn is_reference(value: &str) -> bool {
+    let identifier = |s: &str| {
+        s.bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+            && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
     };
-    reference || is_repetitive(bytes)
+    if let Some(rest) = value.strip_prefix('$') {
+        let rest = rest
+            .strip_prefix("env:")
+            .or_else(|| rest.strip_prefix("ENV:"))
+            .unwrap_or(rest);
+        // `$GITHUB_TOKEN`, `$apiKey`; not `$fk4TWbMLdP_`, a password that opens with `$`.
+        let upper = rest
+            .bytes()
+            .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+        return identifier(rest) && (upper || looks_like_name(rest));
+    }
+    if let Some(inner) = value.strip_prefix('%').and_then(|v| v.strip_suffix('%')) {
+        return !inner.is_empty()
+            && inner
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+    }
+    value.starts_with('{') && format_fields_only(value)
+}
+
+/// Format string fields around a name or a number (`{password}`, `{0}`, `{config.password}`,
+/// the last one's `}` maybe cut off), joined by punctuation only: `{host}-{token}`.
+fn format_fields_only(value: &str) -> bool {
+    let field = |inner: &str| {
+        inner.is_empty() || inner.bytes().all(|b| b.is_ascii_digit()) || looks_like_name(inner)
+    };
+    let mut rest = value;
+    while let Some(open) = rest.find('{') {
+        if rest[..open].bytes().any(|b| b.is_ascii_alphanumeric()) {
+            return false;
+        }
+        let after = &rest[open + 1..];
+        let close = after.find('}').unwrap_or(after.len());
+        if !field(&after[..close]) {
+            return false;
+        }
+        rest = after.get(close + 1..).unwrap_or_default();
+    }
+    !rest.bytes().any(|b| b.is_ascii_alphanumeric())
+}
+
+/// After `${` (at the start of the value when `at_start`): `{` (`${{ … }}`), or a name then
+/// the end of the expansion (`${NAME}`), or one of its operators and a `}` further
+/// (`${NAME:-default}`, `${NAME#prefix}`). A random password holds one about once in 10,000.
+fn expansion(rest: &str, at_start: bool) -> bool {
+    if rest.starts_with('{') {
+        return true;
+    }
+    let name = rest
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    let first = rest.as_bytes().first().copied().unwrap_or(b'0');
+    let closed = || rest[name..].contains('}');
+    name > 0
+        && (first.is_ascii_alphabetic() || first == b'_')
+        && match rest.as_bytes().get(name) {
+            // Cut off where a bare value ends, at the `}`: only as the whole value.
+            None => at_start,
+            Some(b'}') => true,
+            Some(b':' | b'-' | b'=' | b'?' | b'+' | b'#' | b'%' | b'/' | b'[' | b'^' | b',') => {
+                closed()
+            }
+            Some(_) => false,
+        }
+}
+
+/// After `$(`: a command of 2 letters or more, then a blank or the closing parenthesis, which
+/// comes: `$(cat /run/secrets/token)`, `$(pass show db)`.
+fn substitution(rest: &str) -> bool {
+    let command = rest
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/'))
+        .count();
+    let letters = rest[..command]
+        .bytes()
+        .filter(u8::is_ascii_alphabetic)
+        .count();
+    letters >= 2
+        && matches!(rest.as_bytes().get(command), Some(b' ' | b')'))
+        && rest[command..].contains(')')
+}
+
+/// After `%(`: Python's `%(name)s`.
+fn format_field(rest: &str) -> bool {
+    let name = rest
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    name > 0
+        && rest.as_bytes().get(name) == Some(&b')')
+        && rest
+            .as_bytes()
+            .get(name + 1)
+            .is_some_and(u8::is_ascii_alphabetic)
+}
+
+/// A lookup in the environment at the start of the value or after punctuation: `env.NAME`,
+/// `ENV['NAME']`, `env("NAME")`, `${{ env.NAME }}`.
+fn env_lookup(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    lower.match_indices("env").any(|(i, _)| {
+        let boundary = i == 0 || !lower.as_bytes()[i - 1].is_ascii_alphanumeric();
+        let next = lower.as_bytes().get(i + 3).copied();
+        let then = lower.as_bytes().get(i + 4).copied();
+        boundary
+            && match next {
+                Some(b'.') => then.is_some_and(|b| b.is_ascii_alphabetic() || b == b'_'),
+                Some(b'[' | b'(') => then.is_some_and(|b| matches!(b, b'"' | b'\'' | b':')),
+                _ => false,
+            }
+    })
 }
 
 /// A provider token's body that stands for one: documented, repetitive or sequential, or a
@@ -308,7 +498,8 @@ pub fn is_sample_password(value: &str) -> bool {
 }
 
 /// Words or an identifier rather than a secret: parts of letters, each maybe followed by a
-/// number, whose humps read as words, 3 letters long on average in a part (`DatabasePassword`,
+/// number, whose humps read as words (a third of them at most 1 or 2 letters long, past two),
+/// 3 letters long on average in a part (`DatabasePassword`,
 /// `prod-db-password`, `GITHUB_TOKEN2`, `auth::InitToken`, `MYTOKEN1`, `Summer2024`). Random
 /// letters break case every 2 letters (`kJhGfDsAqWe`); generated secrets mix digits in.
 pub fn looks_like_name(value: &str) -> bool {
@@ -323,6 +514,8 @@ pub fn looks_like_name(value: &str) -> bool {
                     .enumerate()
                     .all(|(i, h)| reads_as_word(h, i == 0))
                 && (humps.len() == 1 || word.len() >= 3 * humps.len())
+                && (humps.len() <= 2
+                    || 3 * humps.iter().filter(|h| h.len() <= 2).count() <= humps.len())
         })
 }
 
@@ -345,18 +538,33 @@ fn humps(segment: &str) -> Vec<&str> {
     out
 }
 
-/// `word`, `Word`, `WORD`; a lowercase hump only at the start (`iPhone`).
+/// `word`, `Word`, `WORD`; a lowercase hump only at the start (`iPhone`). A run of 5 consonants
+/// is no word (`Ktnzndjqg`, from random letters); an acronym in capitals may have one.
 fn reads_as_word(hump: &str, first: bool) -> bool {
     let bytes = hump.as_bytes();
+    let spoken = || {
+        let mut run = 0;
+        bytes.iter().all(|b| {
+            let vowel = matches!(
+                b.to_ascii_lowercase(),
+                b'a' | b'e' | b'i' | b'o' | b'u' | b'y'
+            );
+            run = if vowel { 0 } else { run + 1 };
+            run < 5
+        })
+    };
     match bytes {
         [] => true,
         _ if bytes.iter().all(u8::is_ascii_uppercase) => true,
-        [head, rest @ ..] if head.is_ascii_uppercase() => rest.iter().all(u8::is_ascii_lowercase),
-        _ => first && bytes.iter().all(u8::is_ascii_lowercase),
+        [head, rest @ ..] if head.is_ascii_uppercase() => {
+            rest.iter().all(u8::is_ascii_lowercase) && spoken()
+        }
+        _ => first && bytes.iter().all(u8::is_ascii_lowercase) && spoken(),
     }
 }
 
-/// A file path (`/run/secrets/db`, `./key.txt`, `~/.ssh/id_ed25519`) or a URL.
+/// A file path (`/run/secrets/db`, `./key.txt`, `~/.ssh/id_ed25519`) or a URL. A path's parts
+/// read as names: a base64 secret may open with `/` and hold another (`/ECrF…Nj/01xP…`).
 pub fn looks_like_path_or_url(value: &str) -> bool {
     if value.contains("://") {
         return true;
@@ -369,6 +577,10 @@ pub fn looks_like_path_or_url(value: &str) -> bool {
         && value
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'.' | b'_' | b'-' | b'~'))
+        && value
+            .split('/')
+            .filter(|s| !matches!(*s, "" | "." | ".." | "~"))
+            .all(looks_like_name)
 }
 
 /// A number, a version, a date or a time: digits and separators only (`2024-01-01T00:00:00Z`).
@@ -378,13 +590,23 @@ pub fn looks_like_number_or_date(value: &str) -> bool {
         .all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'.' | b':' | b'/' | b'+' | b'T' | b'Z'))
 }
 
-/// An expression, an object or a pattern rather than a literal secret: it opens with a bracket
-/// (`{KeyObject}`, `[…]`), or holds regular expression syntax (`(?:`, `[^`, `\\w`).
+/// An expression, an object or a pattern rather than a literal secret: a bracket around a name
+/// (`{KeyObject}`, `[SecretName]`, `(optional)`; the closing one may be cut off), or two pieces
+/// of regular expression syntax (`(?:`, `[^`, `\\w`, `]+`…). A password that opens with a
+/// bracket, or holds one piece by chance (`)+` in about one random password in 300), is none.
 pub fn looks_like_code(value: &str) -> bool {
     const PATTERN: &[&str] = &[
         "(?", "[^", "\\w", "\\d", "\\s", "\\b", "\\W", ")*", ")+", "]*", "]+",
     ];
-    value.starts_with(['{', '[', '(']) || PATTERN.iter().any(|p| value.contains(p))
+    let bracketed = [('{', '}'), ('[', ']'), ('(', ')')]
+        .iter()
+        .any(|(open, close)| {
+            value.strip_prefix(*open).is_some_and(|rest| {
+                let inner = rest.strip_suffix(*close).unwrap_or(rest);
+                looks_like_name(inner)
+            })
+        });
+    bracketed || PATTERN.iter().filter(|p| value.contains(**p)).count() >= 2
 }
 
 #[cfg(test)]
@@ -422,6 +644,57 @@ mod tests {
         ] {
             assert!(is_placeholder(value), "{value:?} is a placeholder");
         }
+    }
+
+    #[test]
+    fn punctuation_alone_is_no_template() {
+        // Passwords with the punctuation templates use (issue #15 review, M2).
+        for value in [
+            "Kx9<mP2vL8@qR4!",
+            "7fQ>w2Lm9zRt4Kx8",
+            "aZ3...Lq9mW2xR7tK",
+            "(Zp9LmX2vK8sTq4",
+            "Hq3(Zp9LmX2vK8sT",
+            "RAbz<NPO>fy42+<d",
+            "H<aefs>0Bq0U",
+            "r_YwKXlhU];4${T1",
+            "y}vTqy${B:~7V)9B",
+            "x{{Lm9q2R}}zT",
+            "$fk4TWbMLdP_",
+            "{Kx9#mP2}",
+            "Kx9env.mP2vL8",
+            "/ECrFnNjQS9HN9EtUmCKGfMmRT/01xPFLezHHU7H",
+        ] {
+            assert!(!is_placeholder(value), "{value:?} is no placeholder");
+            assert!(!looks_like_code(value), "{value:?} is no code");
+            assert!(!looks_like_path_or_url(value), "{value:?} is no path");
+        }
+        // Templates keep their shape.
+        for value in [
+            "<your-token>",
+            "Bearer_<TOKEN>",
+            "sk-<KEY>",
+            "ghp_<your-personal-token>",
+            "sk-...",
+            "eyJhbGciOi...",
+            "your...key",
+            "abc...xyz",
+            "${{ secrets.X }}",
+            "${API_KEY",
+            "${DB_PASSWORD:-changeme}",
+            "$(pass show db)",
+            "$(cat /run/secrets/token)",
+            "%(password)s",
+            "{host}-{token}",
+            "{0}",
+            "$env:API_KEY",
+            "env.API_KEY",
+            "ENV['API_KEY']",
+        ] {
+            assert!(is_placeholder(value), "{value:?} is a placeholder");
+        }
+        assert!(looks_like_code("{KeyObject"));
+        assert!(looks_like_code("[SecretName]"));
     }
 
     #[test]

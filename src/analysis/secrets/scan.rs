@@ -76,6 +76,8 @@ pub(super) struct Hit {
     pub at: usize,
     /// A generic assignment: it yields to a provider's rule over the same bytes.
     pub generic: bool,
+    /// The secret's name, when the rule read one (`DB_PASSWORD` in `DB_PASSWORD=…`).
+    pub name: Option<(usize, usize)>,
 }
 
 impl Hit {
@@ -86,6 +88,7 @@ impl Hit {
             end,
             at: start,
             generic: false,
+            name: None,
         }
     }
 }
@@ -114,12 +117,17 @@ fn scan_file(source: &Source) -> Vec<SecretFinding> {
         .map(|hit| {
             let (line, column) = place.advance(text, hit.at);
             let secret = text.get(hit.start..hit.end).unwrap_or_default();
-            // A provider's format with a random body is a secret wherever it is.
-            let example = hit.generic.then(|| {
+            let example = if hit.generic {
                 let lines = lines.get_or_insert_with(|| Lines::new(&source.path, text));
-                example::judge(&source.path, lines, line, secret)
-            });
-            let example = example.flatten();
+                example::judge(source, lines, &context(text, hit, line))
+            } else if matches!(hit.rule, "jwt" | "private-key") {
+                // No provider's format says whose it is: in a test fixture the skill does not
+                // run, a signing key or a token is the suite's.
+                example::fixture(source)
+            } else {
+                // A provider's format with a random body is a secret wherever it is.
+                None
+            };
             SecretFinding {
                 rule: hit.rule,
                 file: source.path.clone(),
@@ -135,6 +143,22 @@ fn scan_file(source: &Source) -> Vec<SecretFinding> {
             }
         })
         .collect()
+}
+
+/// A generic secret on its line (see [`example::Context`]).
+fn context<'t>(text: &'t str, hit: &Hit, line: u32) -> example::Context<'t> {
+    let bytes = text.as_bytes();
+    let (name_start, name_end) = hit.name.unwrap_or((hit.start, hit.start));
+    let line_start = memchr::memrchr(b'\n', &bytes[..name_start]).map_or(0, |i| i + 1);
+    let line_end = memchr::memchr(b'\n', &bytes[hit.end..]).map_or(text.len(), |i| hit.end + i);
+    let get = |from: usize, to: usize| text.get(from..to).unwrap_or_default();
+    example::Context {
+        line,
+        before: get(line_start, name_start),
+        name: get(name_start, name_end),
+        value: get(hit.start, hit.end),
+        after: get(hit.end, line_end),
+    }
 }
 
 /// Every secret in `text`, without overlaps, by start.

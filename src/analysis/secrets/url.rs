@@ -68,10 +68,10 @@ pub fn find(text: &str, hits: &mut Vec<Hit>) {
     }
 }
 
-/// Random enough for a password, and no reference, placeholder or word.
+/// Random enough for a password, and no reference (`$DB_PASSWORD`, a `%7B`-encoded template),
+/// placeholder or word. A password may open with `$`: only `$` and a name is a reference.
 fn is_password(value: &str) -> bool {
     value.len() >= MIN_PASSWORD
-        && !value.starts_with('$')
         && !value.contains("%7B")
         && !placeholder::is_placeholder(value)
         && !placeholder::looks_like_name(value)
