@@ -1,10 +1,10 @@
 //! Which skills a set of file changes touches, and how: added, modified, deleted or renamed.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::discover::{self, Layout, Link, SkillDir, owner};
+use crate::discover::{self, Found, Layout, Link, SkillDir, Tree, owner};
 use crate::git::FileChange;
 use crate::skill::Finding;
 
@@ -81,6 +81,18 @@ pub fn skill_changes(
     base: &[SkillDir],
     files: &[FileChange],
 ) -> Vec<SkillChange> {
+    changes_by(head, base, files, |skills, path| {
+        owner(skills, path).into_iter().collect()
+    })
+}
+
+/// [`skill_changes`], where `owners` names the skills of a side (head or base) a path touches.
+fn changes_by<'s>(
+    head: &'s [SkillDir],
+    base: &'s [SkillDir],
+    files: &[FileChange],
+    owners: impl Fn(&'s [SkillDir], &str) -> Vec<&'s SkillDir>,
+) -> Vec<SkillChange> {
     let renamed_from = renames(head, base, files);
     let mut touched_head: BTreeMap<&str, &SkillDir> = BTreeMap::new();
     let mut touched_base: BTreeMap<&str, &SkillDir> = BTreeMap::new();
@@ -91,10 +103,10 @@ pub fn skill_changes(
             FileChange::Deleted(p) => (None, Some(p)),
             FileChange::Renamed { from, to } => (Some(to), Some(from)),
         };
-        if let Some(skill) = new_path.and_then(|p| owner(head, p)) {
+        for skill in new_path.map(|p| owners(head, p)).unwrap_or_default() {
             touched_head.insert(&skill.dir, skill);
         }
-        if let Some(skill) = old_path.and_then(|p| owner(base, p)) {
+        for skill in old_path.map(|p| owners(base, p)).unwrap_or_default() {
             touched_base.insert(&skill.dir, skill);
         }
     }
@@ -135,21 +147,24 @@ pub fn skill_changes(
 }
 
 /// The skills a change gates: [`skill_changes`] over the skills of the head and of the base,
-/// where a skill file no root covers counts as a skill when the change adds, modifies, deletes
-/// or moves that file (see [`discover::gated_uncovered`]: a `SKILL.md` under no root, the one at
-/// the top of the repository included, or one laid out as a skill below a fixture, template or
-/// vendored directory): a change to it never passes unseen, and a maintainer decides.
+/// where a directory holding a skill file no root covers counts as a skill (see
+/// [`discover::gated_uncovered`]: a `SKILL.md` under no root, the one at the top of the
+/// repository included, or one laid out as a skill below a fixture, template or vendored
+/// directory) when the change touches a file in it, its skill file or any other
+/// (`scripts/run.sh`): a change to it never passes unseen, and a maintainer decides. A file
+/// belongs to the nearest such directory; one inside a skill under a root is that skill's too
+/// (the top `SKILL.md` of a repository with `skills/a` gets every change but those to
+/// `skills/a`). The gate's own `.skillgate/` is no skill's.
 ///
-/// A head skill reached through a symlink (`links`: `.claude/skills/x -> ../../tools/x`, or a
-/// linked root `.claude/skills -> ../tools`) changes with the link: adding the link adds it,
-/// retargeting it modifies it. The base's paths show the link, not the `SKILL.md` behind it:
-/// such a skill was there at the base unless the change adds the link or that `SKILL.md`.
+/// A head skill reached through a symlink (`head.links`: `.claude/skills/x -> ../../tools/x`,
+/// or a linked root `.claude/skills -> ../tools`) changes with the link: adding the link adds
+/// it, retargeting it modifies it. The base's paths show the link, not the `SKILL.md` behind
+/// it: such a skill was there at the base unless the change adds the link or that `SKILL.md`.
 pub fn gated_changes(
     layout: &Layout<'_>,
-    head: &[SkillDir],
-    base: &[SkillDir],
+    head: &Tree,
+    base: &Found,
     files: &[FileChange],
-    links: &[Link],
 ) -> Vec<SkillChange> {
     let added = |path: &str| {
         files.iter().any(|change| match change {
@@ -158,10 +173,10 @@ pub fn gated_changes(
         })
     };
     let mut files = files.to_vec();
-    let mut base = base.to_vec();
-    for skill in head {
+    let mut base_skills = base.skills.clone();
+    for skill in &head.skills {
         // The link it is reached through, and its skill file at the link's target.
-        let Some((link, real_file)) = links.iter().find_map(|link| {
+        let Some((link, real_file)) = head.links.iter().find_map(|link| {
             let rest = if skill.dir == link.path {
                 ""
             } else {
@@ -183,26 +198,93 @@ pub fn gated_changes(
             if files.contains(&FileChange::Modified(link.path.clone())) {
                 files.push(FileChange::Modified(file));
             }
-            if !added(&real_file) && !base.iter().any(|b| b.dir == skill.dir) {
-                base.push(skill.clone());
+            if !added(&real_file) && !base_skills.iter().any(|b| b.dir == skill.dir) {
+                base_skills.push(skill.clone());
             }
         }
     }
     let files = files.as_slice();
     let (new_paths, old_paths) = touched(files);
-    let with = |skills: &[SkillDir], paths: &[&str]| {
-        let mut all = skills.to_vec();
-        for path in paths {
-            if let Some(skill) = discover::gated_uncovered(layout, path)
-                && !all.iter().any(|s| s.dir == skill.dir)
-            {
+    let rooted: BTreeSet<String> = head
+        .skills
+        .iter()
+        .chain(&base_skills)
+        .map(|s| s.dir.clone())
+        .collect();
+    fn add(all: &mut Vec<SkillDir>, more: impl IntoIterator<Item = SkillDir>) {
+        for skill in more {
+            if !all.iter().any(|s| s.dir == skill.dir) {
                 all.push(skill);
             }
         }
-        all.sort();
-        all
+    }
+    let changed_skill_files = |paths: &[&str]| -> Vec<SkillDir> {
+        paths
+            .iter()
+            .filter_map(|path| discover::gated_uncovered(layout, path))
+            .collect()
     };
-    skill_changes(&with(head, &new_paths), &with(&base, &old_paths), files)
+    // The head's unrooted directories, and the skill files the change touches in
+    // never-searched ones (`node_modules/pkg/skills/x/SKILL.md`), which the walk did not see.
+    let mut head_all = head.skills.clone();
+    add(&mut head_all, head.unrooted().cloned());
+    add(&mut head_all, changed_skill_files(&new_paths));
+    head_all.sort();
+    // The base's that are still there: one the change removes or moves has its skill file
+    // among the old paths; one the head holds in another way (behind a link) is none here.
+    let mut base_all = base_skills;
+    add(
+        &mut base_all,
+        base.unrooted()
+            .filter(|s| head_all.iter().any(|h| h.dir == s.dir))
+            .cloned(),
+    );
+    add(&mut base_all, changed_skill_files(&old_paths));
+    base_all.sort();
+    let unrooted: BTreeSet<String> = head_all
+        .iter()
+        .chain(&base_all)
+        .filter(|s| !rooted.contains(&s.dir))
+        .map(|s| s.dir.clone())
+        .collect();
+    changes_by(&head_all, &base_all, files, |skills, path| {
+        gated_owners(skills, path, &unrooted)
+    })
+}
+
+/// The skills among `skills` a changed `path` touches: its nearest enclosing one, and when that
+/// one is under no root (`unrooted`), the nearest enclosing skill under a root too (a file under
+/// a covered skill keeps its owner).
+fn gated_owners<'s>(
+    skills: &'s [SkillDir],
+    path: &str,
+    unrooted: &BTreeSet<String>,
+) -> Vec<&'s SkillDir> {
+    if is_gate_own(path) {
+        return Vec::new();
+    }
+    let Some(nearest) = owner(skills, path) else {
+        return Vec::new();
+    };
+    let mut out = vec![nearest];
+    if unrooted.contains(&nearest.dir) {
+        out.extend(owner(
+            skills.iter().filter(|s| !unrooted.contains(&s.dir)),
+            path,
+        ));
+    }
+    out
+}
+
+/// Where the gate keeps its database, at the top of the repository it checks (`Git::is_dirty`
+/// leaves it out too).
+const GATE_DIR: &str = ".skillgate";
+
+/// Whether a path is the gate's own (`.skillgate/skills.db`, written by every `check`, and
+/// untracked or committed): no skill's file, not even the repository's when it is one.
+fn is_gate_own(path: &str) -> bool {
+    path.strip_prefix(GATE_DIR)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
 /// The paths a change leaves (new) and the paths it touched before (old).
@@ -288,7 +370,9 @@ pub fn not_gated(gated: &[SkillChange], files: &[FileChange], links: &[Link]) ->
                 file,
                 None,
                 "this SKILL.md changed but is not gated: it is no skill here (in a test, \
-                 template, vendored or build directory, or named by `[skills] ignore`); add the directory above its own to `[skills] roots` if it is a skill",
+                 template, example, asset, reference, docs, vendored or build directory, or \
+                 named by `[skills] ignore`); add the directory above its own to `[skills] \
+                 roots` if it is a skill",
             )
         })
         .collect()
@@ -383,6 +467,23 @@ mod tests {
         }
     }
 
+    /// A head whose walk found these skills under roots and these links.
+    fn head_of(skills: &[SkillDir], links: &[Link]) -> Tree {
+        Tree {
+            skills: skills.to_vec(),
+            links: links.to_vec(),
+            ..Tree::default()
+        }
+    }
+
+    /// A base whose paths hold these skills under roots.
+    fn base_of(skills: &[SkillDir]) -> Found {
+        Found {
+            skills: skills.to_vec(),
+            ..Found::default()
+        }
+    }
+
     #[test]
     fn a_changed_uncovered_skill_md_is_gated_and_other_ones_are_named() {
         let config = crate::config::SkillsConfig::default();
@@ -390,13 +491,13 @@ mod tests {
         let head = vec![skill("skills/a")];
         let files = vec![
             FileChange::Modified("tools/foo/SKILL.md".into()),
-            // Only its SKILL.md makes an uncovered directory a skill to gate.
+            // A directory with no `SKILL.md` at the head or the base is no skill.
             FileChange::Modified("tools/bar/run.sh".into()),
             FileChange::Modified("tests/fixtures/x/SKILL.md".into()),
             FileChange::Modified("templates/SKILL.md".into()),
             FileChange::Modified("skills/a/tests/fixtures/y/SKILL.md".into()),
         ];
-        let changes = gated_changes(&layout, &head, &head, &files, &[]);
+        let changes = gated_changes(&layout, &head_of(&head, &[]), &base_of(&head), &files);
         assert_eq!(
             kinds(&changes),
             vec![
@@ -414,7 +515,12 @@ mod tests {
             from: "tools/foo/SKILL.md".into(),
             to: "skills/foo/SKILL.md".into(),
         }];
-        let changes = gated_changes(&layout, &[skill("skills/foo")], &[], &files, &[]);
+        let changes = gated_changes(
+            &layout,
+            &head_of(&[skill("skills/foo")], &[]),
+            &base_of(&[]),
+            &files,
+        );
         assert_eq!(
             kinds(&changes),
             vec![(
@@ -425,6 +531,155 @@ mod tests {
             )]
         );
         assert!(ungated_skill_files(&changes, &files, &[]).is_empty());
+    }
+
+    /// A head and a base that both hold these skills under roots, `SKILL.md` files no root
+    /// covers and skills hidden below fixture or vendored directories.
+    fn both(skills: &[&str], uncovered: &[&str], hidden: &[&str]) -> (Tree, Found) {
+        let list = |dirs: &[&str]| dirs.iter().map(|d| skill(d)).collect::<Vec<_>>();
+        let head = Tree {
+            skills: list(skills),
+            uncovered: list(uncovered),
+            hidden: list(hidden),
+            ..Tree::default()
+        };
+        let base = Found {
+            skills: list(skills),
+            uncovered: list(uncovered),
+            hidden: list(hidden),
+        };
+        (head, base)
+    }
+
+    #[test]
+    fn any_changed_file_of_a_skill_no_root_covers_gates_it() {
+        let config = crate::config::SkillsConfig::default();
+        let layout = Layout::new(&config);
+        let (head, base) = both(
+            &["skills/a"],
+            &["document-skills/pdf"],
+            &[
+                "vendor/acme/skills/theirs",
+                "skills/a/tests/fixtures/skills/x",
+            ],
+        );
+        let gated =
+            |files: &[FileChange]| owned_kinds(&gated_changes(&layout, &head, &base, files));
+        assert_eq!(
+            gated(&[FileChange::Modified(
+                "document-skills/pdf/scripts/run.sh".into()
+            )]),
+            vec![("document-skills/pdf".to_owned(), ChangeKind::Modified)]
+        );
+        assert_eq!(
+            gated(&[FileChange::Added(
+                "vendor/acme/skills/theirs/lib/new.py".into()
+            )]),
+            vec![("vendor/acme/skills/theirs".to_owned(), ChangeKind::Modified)]
+        );
+        assert_eq!(
+            gated(&[FileChange::Deleted(
+                "document-skills/pdf/reference.md".into()
+            )]),
+            vec![("document-skills/pdf".to_owned(), ChangeKind::Modified)]
+        );
+        // A file under a skill below a root keeps that owner, and gates the hidden one too.
+        assert_eq!(
+            gated(&[FileChange::Modified(
+                "skills/a/tests/fixtures/skills/x/data.json".into()
+            )]),
+            vec![
+                ("skills/a".to_owned(), ChangeKind::Modified),
+                (
+                    "skills/a/tests/fixtures/skills/x".to_owned(),
+                    ChangeKind::Modified
+                )
+            ]
+        );
+        // Beside them: nothing.
+        assert!(gated(&[FileChange::Modified("document-skills/README.md".into())]).is_empty());
+    }
+
+    #[test]
+    fn a_top_level_skill_md_owns_every_file_but_those_of_the_skills_under_roots() {
+        let config = crate::config::SkillsConfig::default();
+        let layout = Layout::new(&config);
+        let (head, base) = both(&["skills/a"], &[""], &[]);
+        let gated =
+            |files: &[FileChange]| owned_kinds(&gated_changes(&layout, &head, &base, files));
+        assert_eq!(
+            gated(&[
+                FileChange::Modified("scripts/run.sh".into()),
+                FileChange::Added("scripts/new.sh".into()),
+                FileChange::Deleted("README.md".into()),
+            ]),
+            vec![("".to_owned(), ChangeKind::Modified)]
+        );
+        assert_eq!(
+            gated(&[FileChange::Modified("skills/a/run.sh".into())]),
+            vec![("skills/a".to_owned(), ChangeKind::Modified)]
+        );
+        // A fixture `SKILL.md` that is no skill is a file of the repository's skill.
+        let files = [FileChange::Modified("tests/fixtures/x/SKILL.md".into())];
+        let changes = gated_changes(&layout, &head, &base, &files);
+        assert_eq!(kinds(&changes), vec![("", ChangeKind::Modified)]);
+        assert!(ungated_skill_files(&changes, &files, &[]).is_empty());
+        // The gate's own database is no file of it, nor of a repository that is a skill by a
+        // root of `.`.
+        assert!(gated(&[FileChange::Added(".skillgate/skills.db".into())]).is_empty());
+        let (mut rooted, base) = both(&[""], &[], &[]);
+        rooted.skills.push(skill("skills/a"));
+        assert!(
+            gated_changes(
+                &layout,
+                &rooted,
+                &base,
+                &[FileChange::Modified(".skillgate/skills.db".into())]
+            )
+            .is_empty()
+        );
+        assert!(is_gate_own(".skillgate") && !is_gate_own(".skillgate.toml"));
+    }
+
+    #[test]
+    fn a_new_skill_no_root_covers_is_added_and_one_behind_a_link_is_not_deleted() {
+        let config = crate::config::SkillsConfig::default();
+        let layout = Layout::new(&config);
+        let head = Tree {
+            uncovered: vec![skill("tools/new")],
+            ..Tree::default()
+        };
+        let files = [
+            FileChange::Added("tools/new/SKILL.md".into()),
+            FileChange::Added("tools/new/run.sh".into()),
+        ];
+        assert_eq!(
+            kinds(&gated_changes(&layout, &head, &base_of(&[]), &files)),
+            vec![("tools/new", ChangeKind::Added)]
+        );
+
+        // The base's paths show a hidden skill that the head's walk found behind a link: a
+        // change to a file of it is a change to the linked skill, and no deletion.
+        let links = [Link {
+            path: ".claude/skills/evil".into(),
+            target: "tests/fixtures/skills/evil".into(),
+            through: vec![],
+        }];
+        let head = head_of(&[skill(".claude/skills/evil")], &links);
+        let base = Found {
+            hidden: vec![skill("tests/fixtures/skills/evil")],
+            ..Found::default()
+        };
+        let files = through_links(
+            &links,
+            &[FileChange::Modified(
+                "tests/fixtures/skills/evil/run.sh".into(),
+            )],
+        );
+        assert_eq!(
+            kinds(&gated_changes(&layout, &head, &base, &files)),
+            vec![(".claude/skills/evil", ChangeKind::Modified)]
+        );
     }
 
     #[test]
@@ -439,7 +694,7 @@ mod tests {
             // The top of the repository: its own directory, gated.
             FileChange::Modified("SKILL.md".into()),
         ];
-        let changes = gated_changes(&layout, &[], &[], &files, &[]);
+        let changes = gated_changes(&layout, &head_of(&[], &[]), &base_of(&[]), &files);
         assert_eq!(
             kinds(&changes),
             vec![
@@ -459,7 +714,12 @@ mod tests {
         let files = vec![FileChange::Added(
             "tests/fixtures/skills/evil/SKILL.md".into(),
         )];
-        let changes = gated_changes(&Layout::new(&config), &[], &[], &files, &[]);
+        let changes = gated_changes(
+            &Layout::new(&config),
+            &head_of(&[], &[]),
+            &base_of(&[]),
+            &files,
+        );
         assert!(changes.is_empty(), "{changes:?}");
         assert_eq!(
             ungated_skill_files(&changes, &files, &[]),
@@ -486,7 +746,12 @@ mod tests {
             FileChange::Modified(".claude/skills/moved".into()),
         ];
         assert_eq!(
-            kinds(&gated_changes(&layout, &head, &[], &files, &links)),
+            kinds(&gated_changes(
+                &layout,
+                &head_of(&head, &links),
+                &base_of(&[]),
+                &files
+            )),
             vec![
                 (".claude/skills/evil", ChangeKind::Added),
                 (".claude/skills/moved", ChangeKind::Modified)
@@ -497,7 +762,7 @@ mod tests {
             &links,
             &[FileChange::Modified("tests/fixtures/evil/SKILL.md".into())],
         );
-        let changes = gated_changes(&layout, &head, &[], &files, &links);
+        let changes = gated_changes(&layout, &head_of(&head, &links), &base_of(&[]), &files);
         assert_eq!(
             kinds(&changes),
             vec![(".claude/skills/evil", ChangeKind::Modified)]
@@ -508,6 +773,13 @@ mod tests {
             vec!["tests/fixtures/evil/SKILL.md"],
             "without the link it would be named"
         );
+    }
+
+    fn owned_kinds(changes: &[SkillChange]) -> Vec<(String, ChangeKind)> {
+        changes
+            .iter()
+            .map(|c| (c.skill.dir.clone(), c.kind.clone()))
+            .collect()
     }
 
     fn kinds(changes: &[SkillChange]) -> Vec<(&str, ChangeKind)> {

@@ -40,14 +40,16 @@ pub fn is_odd_casing(name: &str) -> bool {
     skill_file_rank(name) == Some(2)
 }
 
-/// Directories that hold a project's or a skill's test data, templates, vendored code or build
-/// output: a `SKILL.md` below one is a fixture, a template or a copy, not a skill (a skill's own
-/// `tests/fixtures/other/SKILL.md` is part of that skill). A root that names such a directory
-/// itself (`roots = ["tests/fixtures/skills"]`) or matches it with a one-segment `*`
+/// Directories that hold a project's or a skill's test data, templates, examples, assets,
+/// reference pages, documentation, vendored code or build output: a `SKILL.md` below one is a
+/// fixture, a template, an example or a copy, not a skill (a skill's own
+/// `tests/fixtures/other/SKILL.md` or `examples/basic/SKILL.md` is part of that skill: Claude
+/// Code loads only `skills/<x>/SKILL.md`). A root that names such a directory itself
+/// (`roots = ["tests/fixtures/skills"]`) or matches it with a one-segment `*`
 /// (`plugins/*/skills` at `plugins/test/skills`: a plugin's name is no fixture) still counts,
-/// and a skill directly below its root may be named `tests`. One in a `skills/<x>/` directory
-/// stays a [`Place::Hidden`] skill: gated when it changes, since a plugin manifest or a link can
-/// load it from anywhere.
+/// and a skill directly below its root may be named `tests` or `docs`. One in a `skills/<x>/`
+/// directory stays a [`Place::Hidden`] skill: gated when it changes, since a plugin manifest or
+/// a link can load it from anywhere.
 const NOT_SKILL_DIRS: &[&str] = &[
     "tests",
     "test",
@@ -63,6 +65,14 @@ const NOT_SKILL_DIRS: &[&str] = &[
     "third-party",
     "dist",
     "build",
+    "examples",
+    "example",
+    "samples",
+    "sample",
+    "assets",
+    "references",
+    "docs",
+    "doc",
 ];
 
 /// The finding made for a `SKILL.md` that no root covers.
@@ -98,6 +108,9 @@ pub struct Tree {
     /// Every `SKILL.md` no root covers and nothing ignores (see [`Layout::place`]); each also
     /// has a [`UNCOVERED_RULE`] warning in `findings`.
     pub uncovered: Vec<SkillDir>,
+    /// Every skill file laid out as a skill where no root reaches ([`Place::Hidden`]), outside
+    /// the never-searched directories: no warning, but a change to a file in one gates it.
+    pub hidden: Vec<SkillDir>,
     pub findings: Vec<Finding>,
     /// Symlinks below a root that lead to another place in the repository: a change there is
     /// a change to the skill that links to it.
@@ -117,11 +130,30 @@ pub struct Link {
     pub through: Vec<String>,
 }
 
-/// The skill directories among a list of paths, and the `SKILL.md` files no root covers.
+/// The skill directories among a list of paths, and the skill files no root covers.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Found {
     pub skills: Vec<SkillDir>,
+    /// `SKILL.md` files no root covers ([`Place::Uncovered`]).
     pub uncovered: Vec<SkillDir>,
+    /// Skill files laid out as skills where no root reaches ([`Place::Hidden`]).
+    pub hidden: Vec<SkillDir>,
+}
+
+impl Found {
+    /// The directories no root covers that a change to one of their files gates as a skill
+    /// ([`gated_uncovered`]): the uncovered and the hidden ones.
+    pub fn unrooted(&self) -> impl Iterator<Item = &SkillDir> {
+        self.uncovered.iter().chain(&self.hidden)
+    }
+}
+
+impl Tree {
+    /// The directories no root covers that a change to one of their files gates as a skill:
+    /// as [`Found::unrooted`].
+    pub fn unrooted(&self) -> impl Iterator<Item = &SkillDir> {
+        self.uncovered.iter().chain(&self.hidden)
+    }
 }
 
 /// What a directory holding a skill file is.
@@ -139,7 +171,8 @@ pub enum Place {
     /// maintainer) when a change touches its `SKILL.md`, since a plugin manifest or a link can
     /// load it as a skill whatever the directories above it are called.
     Hidden,
-    /// Not a skill: ignored, a fixture, a template, vendored or built (see [`NOT_SKILL_DIRS`]).
+    /// Not a skill: ignored, a fixture, a template, an example, an asset, documentation,
+    /// vendored or built (see [`NOT_SKILL_DIRS`]).
     NotASkill,
 }
 
@@ -289,6 +322,7 @@ impl<'a> Layout<'a> {
                 Place::Skill { .. } => &mut found.skills,
                 // A lowercase `skill.md` outside a root is as often a page about skills.
                 Place::Uncovered if file == SKILL_FILES[0] => &mut found.uncovered,
+                Place::Hidden => &mut found.hidden,
                 _ => continue,
             };
             match list.iter_mut().find(|s| s.dir == dir) {
@@ -308,6 +342,7 @@ impl<'a> Layout<'a> {
         }
         found.skills.sort();
         found.uncovered.sort();
+        found.hidden.sort();
         found
     }
 
@@ -334,8 +369,9 @@ impl<'a> Layout<'a> {
         let mut visited: HashSet<PathBuf> = HashSet::new();
         // The real paths of the skills found there.
         let mut skill_reals: HashSet<PathBuf> = HashSet::new();
-        // The real paths of the `SKILL.md` files no root covers.
+        // The real paths of the `SKILL.md` files no root covers, and of the hidden skill files.
         let mut uncovered_reals: HashSet<PathBuf> = HashSet::new();
+        let mut hidden_reals: HashSet<PathBuf> = HashSet::new();
         // The link targets searched again at a link's place.
         let mut relinked: HashSet<PathBuf> = HashSet::new();
         // The real paths that a link made a skill of at its own place.
@@ -420,6 +456,13 @@ impl<'a> Layout<'a> {
                         });
                         uncovered_reals.extend(real);
                     }
+                    Place::Hidden if new_real(&hidden_reals) => {
+                        tree.hidden.push(SkillDir {
+                            dir: rel.clone(),
+                            skill_file,
+                        });
+                        hidden_reals.extend(real);
+                    }
                     _ => {}
                 }
             }
@@ -488,9 +531,12 @@ impl<'a> Layout<'a> {
             .filter_map(|real| relative(real, &canonical_repo))
             .collect();
         tree.uncovered.retain(|u| !linked_dirs.contains(&u.dir));
+        tree.hidden.retain(|h| !linked_dirs.contains(&h.dir));
         tree.skills.sort();
         tree.uncovered.sort();
         tree.uncovered.dedup();
+        tree.hidden.sort();
+        tree.hidden.dedup();
         for file in &tree.uncovered {
             tree.findings.push(uncovered_finding(self, file));
         }
@@ -579,7 +625,7 @@ fn uncovered_finding(layout: &Layout<'_>, skill: &SkillDir) -> Finding {
     )
 }
 
-/// Why a skill no root covers is gated (it changed): `None` for a skill under a root.
+/// Why a skill no root covers is gated (a file in it changed): `None` for a skill under a root.
 pub fn gated_reason(layout: &Layout<'_>, skill: &SkillDir) -> Option<String> {
     let file = skill.skill_file_path();
     match layout.place(&skill.dir, None) {
@@ -596,15 +642,16 @@ pub fn gated_reason(layout: &Layout<'_>, skill: &SkillDir) -> Option<String> {
             let skills_dir = &skill.dir[..skill.dir.rfind('/').unwrap_or(0)];
             Some(format!(
                 "{file} is laid out as a skill (`skills/{}/`) below {below}, where no skill root \
-                 reaches: gated as a skill because it changed, since a plugin manifest or a \
-                 symlink can load it whatever the directories above it are called; add `{file}` \
-                 to `[skills] ignore` in .skillgate.toml if it is a fixture or a template, or \
-                 `{skills_dir}` to `[skills] roots` if it is a skill",
+                 reaches: its directory is gated as a skill because a file there changed, since \
+                 a plugin manifest or a symlink can load it whatever the directories above it \
+                 are called; add `{file}` to `[skills] ignore` in .skillgate.toml if it is a \
+                 fixture or a template, or `{skills_dir}` to `[skills] roots` if it is a skill",
                 skill.dir_name()
             ))
         }
         Place::Uncovered | Place::NotASkill => Some(format!(
-            "{file} is under no skill root: gated as a skill because it changed; {}",
+            "{file} is under no skill root: its directory is gated as a skill because a file \
+             there changed; {}",
             uncovered_advice(layout, skill)
         )),
     }
@@ -803,14 +850,20 @@ pub fn skill_files(
 
 /// The nearest enclosing skill of a repository-relative path (the repository itself, `dir`
 /// empty, encloses every path).
-pub fn owner<'s>(skills: &'s [SkillDir], path: &str) -> Option<&'s SkillDir> {
+pub fn owner<'s>(
+    skills: impl IntoIterator<Item = &'s SkillDir>,
+    path: &str,
+) -> Option<&'s SkillDir> {
     skills
-        .iter()
-        .filter(|s| {
-            (s.dir.is_empty() && !path.is_empty())
-                || (path.starts_with(&s.dir) && path.as_bytes().get(s.dir.len()) == Some(&b'/'))
-        })
+        .into_iter()
+        .filter(|s| encloses(s, path))
         .max_by_key(|s| s.dir.len())
+}
+
+/// Whether `path` (repository-relative) is below the skill's directory.
+fn encloses(skill: &SkillDir, path: &str) -> bool {
+    (skill.dir.is_empty() && !path.is_empty())
+        || (path.starts_with(&skill.dir) && path.as_bytes().get(skill.dir.len()) == Some(&b'/'))
 }
 
 #[cfg(test)]
@@ -835,7 +888,7 @@ mod tests {
             "skills/csv/skill.md",
             "skills/legacy/old/SKILL.md",
             "packages/web/.claude/skills/lint/SKILL.md",
-            "docs/SKILL.md",
+            "notes/SKILL.md",
             ".claude/skills/SKILL.md",
         ]);
         assert_eq!(
@@ -942,12 +995,90 @@ mod tests {
             "plugins/a/skills/x/SKILL.md",
             "tools/foo/SKILL.md",
             "tools/foo/run.sh",
-            "docs/skill.md",
+            "notes/skill.md",
             "tests/fixtures/skills/fake/SKILL.md",
             "SKILL.md",
         ]);
         assert_eq!(dirs(&found.skills), vec!["plugins/a/skills/x"]);
         assert_eq!(dirs(&found.uncovered), vec!["", "tools/foo"]);
+        assert_eq!(dirs(&found.hidden), vec!["tests/fixtures/skills/fake"]);
+    }
+
+    #[test]
+    fn examples_assets_references_and_docs_inside_a_skill_are_its_files() {
+        let config = SkillsConfig::default();
+        let layout = Layout::new(&config);
+        let skill = |root: &str| Place::Skill {
+            root: root.to_owned(),
+        };
+        for (dir, place) in [
+            ("skills/skill-creator/examples/basic", Place::NotASkill),
+            (
+                "skills/skill-creator/examples/hello-world",
+                Place::NotASkill,
+            ),
+            ("skills/skill-creator/example", Place::NotASkill),
+            ("skills/skill-creator/assets/starter", Place::NotASkill),
+            ("skills/x/references/y", Place::NotASkill),
+            ("skills/x/samples/y", Place::NotASkill),
+            ("skills/x/sample/y", Place::NotASkill),
+            ("skills/x/docs/y", Place::NotASkill),
+            ("plugins/p/skills/x/doc/y", Place::NotASkill),
+            // A project's examples and docs are none either.
+            ("examples/hello", Place::NotASkill),
+            ("docs", Place::NotASkill),
+            // Laid out as a skill, wherever: gated when it changes.
+            ("docs/skills/x", Place::Hidden),
+            ("examples/skills/x", Place::Hidden),
+            // A skill directly below its root may be named so.
+            ("skills/examples", skill("skills")),
+            ("skills/docs", skill("skills")),
+            ("plugins/p/skills/assets", skill("plugins/p/skills")),
+        ] {
+            assert_eq!(layout.place(dir, None), place, "{dir}");
+        }
+
+        let repo = tempfile::tempdir().expect("tempdir");
+        let root = repo.path();
+        for (file, text) in [
+            (
+                "skills/skill-creator/SKILL.md",
+                "---\nname: skill-creator\n---\n",
+            ),
+            (
+                "skills/skill-creator/examples/basic/SKILL.md",
+                "---\nname: my-skill\n---\n",
+            ),
+            (
+                "skills/skill-creator/examples/hello-world/SKILL.md",
+                "---\n---\n",
+            ),
+            (
+                "skills/skill-creator/assets/starter/SKILL.md",
+                "---\nname: <skill-name>\n---\n",
+            ),
+            ("docs/skills/guide/SKILL.md", "---\n---\n"),
+            ("node_modules/pkg/skills/dep/SKILL.md", "---\n---\n"),
+        ] {
+            std::fs::create_dir_all(root.join(file).parent().expect("parent")).expect("mkdir");
+            std::fs::write(root.join(file), text).expect("write");
+        }
+        let tree = layout.find_skills(root).expect("walk");
+        assert_eq!(dirs(&tree.skills), vec!["skills/skill-creator"]);
+        assert!(tree.uncovered.is_empty(), "{:?}", tree.uncovered);
+        assert!(tree.findings.is_empty(), "{:?}", tree.findings);
+        // Hidden: recorded without a warning, outside the never-searched directories.
+        assert_eq!(dirs(&tree.hidden), vec!["docs/skills/guide"]);
+        let files = skill_files(root, &tree.skills[0], &tree.skills).expect("files");
+        assert_eq!(
+            files,
+            vec![
+                "SKILL.md",
+                "assets/starter/SKILL.md",
+                "examples/basic/SKILL.md",
+                "examples/hello-world/SKILL.md"
+            ]
+        );
     }
 
     #[test]
@@ -962,8 +1093,8 @@ mod tests {
             std::fs::create_dir_all(repo.path().join(dir)).expect("mkdir");
             std::fs::write(repo.path().join(dir).join("SKILL.md"), "---\n---\n").expect("w");
         }
-        std::fs::create_dir_all(repo.path().join("docs")).expect("mkdir");
-        std::fs::write(repo.path().join("docs/skill.md"), "about skills\n").expect("w");
+        std::fs::create_dir_all(repo.path().join("notes")).expect("mkdir");
+        std::fs::write(repo.path().join("notes/skill.md"), "about skills\n").expect("w");
         let config = SkillsConfig::default();
         let tree = Layout::new(&config).find_skills(repo.path()).expect("walk");
         assert_eq!(dirs(&tree.skills), vec!["skills/a"]);
@@ -1280,7 +1411,7 @@ mod tests {
             ("skills/a", &["Skill.md"][..]),
             ("skills/b", &["SKILL.MD", "skill.md"][..]),
             ("skills/c", &["SKILL.md", "Skill.md"][..]),
-            ("docs", &["Skill.md"][..]),
+            ("notes", &["Skill.md"][..]),
         ] {
             std::fs::create_dir_all(root.join(dir)).expect("mkdir");
             for file in files {

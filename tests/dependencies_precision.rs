@@ -92,6 +92,21 @@ fn imported_helpers_are_read_and_stray_modules_hide_no_library() {
     );
 }
 
+/// Issue #15, round 2 (B1, B2, B8): a commit-and-PR skill. `git fetch`/`pull`/`push` talk to
+/// the user's own remote, install hints on guard lines are messages, and a Python or
+/// TypeScript fence is code for the user's project: only `gh`, GitHub's API, counts.
+#[test]
+fn git_remotes_install_hints_and_code_examples_are_no_dependency() {
+    let (analysis, criterion, reasons) = checked("git-and-guards");
+    let at = ".claude/skills/git-and-guards";
+    assert_eq!(
+        strings(&analysis["dependencies"]),
+        [format!("github (gh, {at}/SKILL.md:27)")],
+        "{reasons}"
+    );
+    assert_eq!(criterion["actual"], 1, "{criterion}");
+}
+
 #[test]
 fn what_the_code_calls_is_listed_where_it_is() {
     let (analysis, criterion, reasons) = checked("calls");
@@ -240,6 +255,56 @@ fn each_false_positive_pattern_counts_zero() {
             "references/api.md",
             "```bash\ncurl https://api.vendor.io/v1\n```\n",
         ),
+        (
+            "git talking to the repository's own remote",
+            "SKILL.md",
+            "---\nname: x\ndescription: y\n---\n```bash\ngit fetch origin\ngit pull --rebase\ngit push -u origin feature/x\ngit push --tags\ngit remote update\ngit ls-remote --heads origin\ngit submodule update --init --remote\n```\n",
+        ),
+        (
+            "git in a script, by remote name",
+            "scripts/release.sh",
+            "#!/bin/bash\ngit -C \"$ROOT\" fetch --depth 1 origin main\ngit push origin \"v$VERSION\"\ngit push origin HEAD:refs/heads/release\n",
+        ),
+        (
+            "git with a local repository",
+            "scripts/copy.sh",
+            "git clone ../kit /tmp/kit\ngit clone file:///srv/git/kit.git\ngit submodule add ../lib.git lib\n",
+        ),
+        (
+            "an install hint on a guard line",
+            "scripts/check.sh",
+            "command -v brew >/dev/null || { echo \"Install Homebrew first: see https://brew.sh\" >&2; exit 1; }\n",
+        ),
+        (
+            "an install hint after `||`",
+            "scripts/check.sh",
+            "command -v jq >/dev/null 2>&1 || echo \"jq is required: https://jqlang.github.io/jq/download/ (or brew install jq)\"\n",
+        ),
+        (
+            "a guard on gh and curl",
+            "SKILL.md",
+            "---\nname: x\ndescription: y\n---\n```bash\ncommand -v gh >/dev/null || { printf 'Install gh: %s\\n' https://cli.github.com >&2; exit 1; }\ncommand -v curl || echo 'see https://curl.se'\n```\n",
+        ),
+        (
+            "gh's local subcommands",
+            "scripts/check.sh",
+            "gh --version\ngh config set prompt disabled\n",
+        ),
+        (
+            "an MCP server in a SKILL.md python fence: code for the user's project",
+            "SKILL.md",
+            "---\nname: x\ndescription: y\n---\n```python\nimport httpx\nAPI_BASE_URL = \"https://api.github.com\"\nhttpx.get(f\"{API_BASE_URL}/repos/acme/kit\")\n```\n",
+        ),
+        (
+            "a client library in a SKILL.md python fence",
+            "SKILL.md",
+            "---\nname: x\ndescription: y\n---\n```python\nimport openai\n```\n",
+        ),
+        (
+            "a client in a SKILL.md TypeScript fence",
+            "SKILL.md",
+            "---\nname: x\ndescription: y\n---\n```ts\nimport Anthropic from '@anthropic-ai/sdk';\nconst r = await fetch('https://api.vendor.io/v1');\n```\n",
+        ),
     ];
     let mut wrong = Vec::new();
     for (what, path, text) in cases {
@@ -311,10 +376,58 @@ fn each_true_pattern_counts_with_its_file_and_line() {
             "notion (notion_client, scripts/sync.py:1)",
         ),
         (
-            "a client library in a SKILL.md code fence",
+            "gh in a SKILL.md fence: GitHub's API",
             "SKILL.md",
-            "---\nname: x\ndescription: y\n---\n```python\nimport openai\n```\n",
-            "openai (openai, SKILL.md:6)",
+            "---\nname: x\ndescription: y\n---\n```bash\ngit push -u origin feature/x\ngh pr create --fill\n```\n",
+            "github (gh, SKILL.md:7)",
+        ),
+        (
+            "git cloning a URL",
+            "SKILL.md",
+            "---\nname: x\ndescription: y\n---\n```bash\ngit clone --depth 1 https://git.vendor.io/acme/kit.git\n```\n",
+            "git.vendor.io (SKILL.md:6)",
+        ),
+        (
+            "git adding a remote by scp-like address",
+            "scripts/mirror.sh",
+            "git remote add mirror deploy@git.vendor.io:acme/kit.git\ngit push mirror --all\n",
+            "git.vendor.io (scripts/mirror.sh:1)",
+        ),
+        (
+            "git pushing to a URL with a token",
+            "scripts/publish.sh",
+            "git push \"https://x-access-token:${GH_TOKEN}@git.vendor.io/acme/kit.git\" HEAD:main\n",
+            "git.vendor.io (scripts/publish.sh:1)",
+        ),
+        (
+            "git cloning an address from a variable",
+            "scripts/get.sh",
+            "git clone \"$KIT_REPO\" /tmp/kit\n",
+            "endpoint not named: git (scripts/get.sh:1)",
+        ),
+        (
+            "an echoed URL piped into a shell",
+            "scripts/setup.sh",
+            "command -v kit || echo https://get.vendor.io/install.sh | sh\n",
+            "get.vendor.io (scripts/setup.sh:1)",
+        ),
+        (
+            "an echoed URL a command substitution hands to curl",
+            "scripts/get.sh",
+            "command -v jq >/dev/null || curl -fsSLo jq \"$(echo https://dl.vendor.io/jq)\"\n",
+            "dl.vendor.io (scripts/get.sh:1)",
+        ),
+        (
+            "a printed URL written to curl's configuration",
+            "scripts/get.sh",
+            "printf 'url = \"https://dl.vendor.io/x\"\\n' > /tmp/curlrc; curl -K /tmp/curlrc\n",
+            "dl.vendor.io (scripts/get.sh:1)",
+        ),
+        (
+            "a URL beside a message on one line",
+            "scripts/get.sh",
+            "curl -fsS https://api.vendor.io/v1 && echo \"done, see https://dash.vendor.io\"\n",
+            "api.vendor.io (scripts/get.sh:1)",
         ),
         (
             "a scoped npm client",

@@ -481,3 +481,152 @@ fn tests_of_a_framework_the_suite_does_not_run_escalate_in_check_and_publish() {
     let reasons = common::skill(&doc, "greet")["decision"]["reasons"].to_string();
     assert!(!reasons.contains("tests not run"), "{reasons}");
 }
+
+/// A failing node:test file, for a suite that does not name it.
+const NODE_EDGE: &str = "const test = require(\"node:test\");\nconst assert = \
+                         require(\"node:assert\");\ntest(\"edge\", () => \
+                         assert.strictEqual(\"a-\", \"a\"));\n";
+
+/// A failing pytest file, for a suite that never runs pytest.
+const PY_FAILING: &str = "def test_slug():\n    assert \"a b\".replace(\" \", \"-\") == \"a_b\"\n";
+
+/// A test script that runs one node file by name, as `test.sh` or a package's test script.
+const NODE_ONE: &str = "node --test --test-reporter=tap --test-reporter-destination=stdout \
+                        tests/slug.test.js";
+
+#[test]
+fn tests_a_script_neither_runs_nor_names_escalate() {
+    // Issue #15 review, round 3: three ways a failing test was left unrun without a word.
+    let venv_bin = tools::python_with_pytest();
+    let repo = Repo::git();
+    let skill = |name: &str, skill_md: &str, files: &[(&str, &str)]| {
+        repo.write(&format!("skills/{name}/SKILL.md"), skill_md);
+        for (rel, text) in files {
+            repo.write(&format!("skills/{name}/{rel}"), text);
+        }
+    };
+    let package = format!("{{\"private\":true,\"scripts\":{{\"test\":\"{NODE_ONE}\"}}}}\n");
+    let test_sh =
+        format!("#!/usr/bin/env bash\nset -euo pipefail\ncd \"$(dirname \"$0\")\"\n{NODE_ONE}\n");
+    // The package's script names one node file; a failing one beside it is not run.
+    skill(
+        "npm-named",
+        &skill_md("npm-named"),
+        &[
+            ("package.json", &package),
+            ("tests/slug.test.js", NODE_TEST),
+            ("tests/edge.test.js", NODE_EDGE),
+        ],
+    );
+    // A pytest file whose fixture the conftest defines by assignment, beside that script.
+    skill(
+        "npm-pytest",
+        &skill_md("npm-pytest"),
+        &[
+            ("package.json", &package),
+            ("tests/slug.test.js", NODE_TEST),
+            (
+                "tests/conftest.py",
+                "import pytest\n\n\ndef _token():\n    return \"t0k\"\n\n\ntoken = \
+                 pytest.fixture(_token, name=\"token\")\n",
+            ),
+            (
+                "tests/test_api.py",
+                "def test_token_is_accepted(token):\n    assert token == \"expected\"\n",
+            ),
+        ],
+    );
+    // A conventional `test.sh` that runs node only, beside a failing pytest file.
+    skill(
+        "conv-node",
+        &skill_md("conv-node"),
+        &[
+            ("test.sh", &test_sh),
+            ("tests/slug.test.js", NODE_TEST),
+            ("tests/test_slug.py", PY_FAILING),
+        ],
+    );
+    // One that runs both: nothing is left out.
+    skill(
+        "conv-both",
+        &skill_md("conv-both"),
+        &[
+            ("test.sh", &format!("{test_sh}python3 -m pytest -q tests\n")),
+            ("tests/slug.test.js", NODE_TEST),
+            ("tests/test_slug.py", PY_FAILING),
+        ],
+    );
+    // The same node-only script declared: the author's word, not second-guessed.
+    skill(
+        "declared",
+        "---\nname: declared\ndescription: The declared skill, for tests.\ntest-suite: \
+         test.sh\n---\n# declared\n",
+        &[
+            ("test.sh", &test_sh),
+            ("tests/slug.test.js", NODE_TEST),
+            ("tests/test_slug.py", PY_FAILING),
+        ],
+    );
+    repo.commit("skills");
+
+    let mut cmd = skillgate();
+    cmd.args([
+        "check",
+        "--all",
+        "--format",
+        "json",
+        "--fail-on",
+        "never",
+        "--repo",
+    ])
+    .arg(repo.path())
+    .env("PATH", path_without_bun_or_bats(venv_bin));
+    let (code, stdout, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"));
+
+    for (name, ran, framework, file) in [
+        ("npm-named", "node:test", "node:test", "tests/edge.test.js"),
+        ("npm-pytest", "node:test", "pytest", "tests/test_api.py"),
+        (
+            "conv-node",
+            "`bash test.sh`",
+            "pytest",
+            "tests/test_slug.py",
+        ),
+    ] {
+        let skill = common::skill(&doc, name);
+        // What ran passed: only the test left out could have failed.
+        assert_eq!(
+            (&skill["tests"]["pass_count"], &skill["tests"]["fail_count"]),
+            (&1.into(), &0.into()),
+            "{name}: {skill}"
+        );
+        assert_eq!(
+            skill["suite"]["unrun"],
+            serde_json::json!([{"framework": framework, "files": [file]}]),
+            "{name}: {skill}"
+        );
+        assert_eq!(skill["decision"]["tier"], "escalate", "{name}: {skill}");
+        let reasons = skill["decision"]["reasons"].to_string();
+        let expected = format!(
+            "tests not run: {file} ({framework}); the suite ran {ran}; declare `test-suite` in \
+             SKILL.md to run them all"
+        );
+        assert!(reasons.contains(&expected), "{name}: {reasons}");
+    }
+    // The script that runs both ran the failing test; the declared one is taken at its word.
+    let both = common::skill(&doc, "conv-both");
+    assert_eq!(both["tests"]["fail_count"], 1, "{both}");
+    assert!(both["suite"]["unrun"].is_null(), "{both}");
+    let declared = common::skill(&doc, "declared");
+    assert_eq!(declared["suite"]["source"], "declared", "{declared}");
+    assert!(declared["suite"]["unrun"].is_null(), "{declared}");
+    assert!(
+        !declared["decision"]["reasons"]
+            .to_string()
+            .contains("tests not run"),
+        "{declared}"
+    );
+}

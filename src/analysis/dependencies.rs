@@ -2,15 +2,21 @@
 //! package manifests it ships, and the `dependencies` it declares, each where it is found
 //! (`file:line`).
 //!
-//! Only what runs is read: the code lines of [`super::scan`] (scripts, configuration, the fenced
-//! shell and code blocks of `SKILL.md`; never prose, comments or other Markdown), without
+//! Only what runs is read: the code lines of [`super::scan`] (scripts, configuration, the shell
+//! blocks of `SKILL.md`: `bash`, `sh`, `console`, `zsh`, … and the lines of untagged blocks that
+//! start with a known program; never prose, comments or other Markdown), without
+//! - the blocks of `SKILL.md` in other languages (a `python` block showing how to write an MCP
+//!   server, a `ts` client): code for the user's project, not commands the agent runs;
 //! - the skill's tests: files [`scan::is_test_path`] names (`tests/`, `test_*.py`, fixtures),
 //!   unless a file of the skill that is not a test runs, sources or imports them (see
 //!   [`super::runs`]: `sys.path.insert(0, …/"tests")` then `from helpers import upload`);
 //! - Python docstrings and the bodies of triple-quoted strings that span lines (a template);
-//! - messages: lines that print, log, raise or open a browser (`echo`, `print(`,
-//!   `console.log(`, `logger.`, `raise`, `webbrowser.open`, …) and call no HTTP client, and
-//!   text after `help=`, `description=`, `epilog=`;
+//! - messages: in shell, the words of `echo`, `printf`, `read`, `Write-Host`, `open`, …
+//!   whatever else runs on the line (`command -v brew >/dev/null || { echo "Install it:
+//!   https://brew.sh" >&2; exit 1; }`), unless their output is piped, substituted or written
+//!   to a file (see [`messages`]); in other languages, lines that print, log, raise or open a
+//!   browser (`print(`, `console.log(`, `logger.`, `raise`, `webbrowser.open`, …) and call no
+//!   HTTP client, and text after `help=`, `description=`, `epilog=`;
 //! - links: URLs in HTML and CSS markup (`href=`, `src=`, `content=`, `url(`, `@import`),
 //!   Markdown links (`](…)`), metadata keys (`homepage`, `repository`, `documentation`,
 //!   `license`, `author`, `icon`, …) and XML namespaces and schemas (`xmlns`, `"$schema"`,
@@ -20,9 +26,11 @@
 //! - **services**: well-known external services (Notion, Stripe, Slack, OpenAI, Anthropic, AWS,
 //!   Google Cloud, Twilio, SendGrid, GitHub, … see [`services::SERVICES`]), from the client
 //!   libraries Python, JavaScript/TypeScript, Go and Ruby code imports (`from notion_client
-//!   import Client`, `@notionhq/client`) and from the hosts of their APIs (`api.notion.com`).
+//!   import Client`, `@notionhq/client`), from the command-line clients that call one service
+//!   (`gh`: GitHub's API, but `gh --version`, `gh help`, `gh config`) and from the hosts of
+//!   their APIs (`api.notion.com`).
 //! - **endpoints**: hosts of URLs (`https://`, `wss://`, `ssh://`, `postgres://`, …), of
-//!   `ssh`/`scp`/`rsync`/`nc`/`telnet` arguments (`deploy@h.io`, `h.io:/srv`) and of bash's
+//!   `ssh`/`scp`/`rsync`/`nc`/`telnet`/`git` arguments (`deploy@h.io`, `h.io:/srv`) and of bash's
 //!   network redirections (`> /dev/tcp/h.io/80`). In code that runs (scripts, code,
 //!   configuration, `package.json` scripts) a host is the one called, however it looks:
 //!   `your-backup.com`, `collect.workspace.dev`, `mycompany.io` are hosts anyone can register,
@@ -39,9 +47,12 @@
 //!   of `SKILL.md`) a placeholder host (a label `your-…`/`my-…`, `foo`, `company`, `tenant`,
 //!   `xxx`, or a documentation name) is the reader's own: not named, its tool still counts;
 //!   `your-org.atlassian.net` keeps `atlassian.net`.
-//! - **tools**: network programs run by the code (`curl`, `wget`, `ssh`, `scp`, `nc`, `gh`,
-//!   `git clone|fetch|pull|push`, remote `rsync`, `Invoke-WebRequest`, `/dev/tcp`, …, also
-//!   through `subprocess`/`execSync`/`exec.Command`) and generic HTTP and socket client
+//! - **tools**: network programs run by the code (`curl`, `wget`, `ssh`, `scp`, `nc`, remote
+//!   `rsync`, `Invoke-WebRequest`, `/dev/tcp`, …, also through
+//!   `subprocess`/`execSync`/`exec.Command`; not a program only looked up, `command -v curl`),
+//!   `git` when it names an address (`git clone https://…`, `git remote add x git@host:…`,
+//!   `git push https://…`; the repository's own remote, `git fetch origin`, `git push -u origin
+//!   x`, is no dependency: see [`remotes`]), and generic HTTP and socket client
 //!   libraries (`requests`, `httpx`, `urllib.request`, `axios`, `fetch(`, `net/http`,
 //!   `reqwest`, …). A command whose every address is loopback or reserved
 //!   (`curl http://localhost:8080`) reaches nothing external. A library is left out only when
@@ -73,6 +84,8 @@
 //!   reached, not endpoints of their own: `curl https://api.stripe.com` is one dependency.
 
 mod locality;
+mod messages;
+mod remotes;
 mod services;
 
 use std::collections::{HashMap, HashSet};
@@ -92,7 +105,8 @@ pub struct Dependencies {
     /// External hosts, one per host, sorted by host, at its first occurrence; a service's
     /// hosts too.
     pub endpoints: Vec<Evidence>,
-    /// Client libraries of well-known services, one per library, sorted by service and library.
+    /// Client libraries (and command-line clients, `gh`) of well-known services, one per
+    /// library, sorted by service and library.
     pub clients: Vec<Client>,
     /// Network programs and generic client libraries, one per name, sorted by name.
     pub tools: Vec<Evidence>,
@@ -378,8 +392,19 @@ struct FileFound {
 impl FileFound {
     fn read(&mut self, line: &CodeLine<'_>, ctx: Context, local_module: &dyn Fn(&str) -> bool) {
         if !is_message(line) {
+            let mut shown: Option<Vec<std::ops::Range<usize>>> = None;
             for url in urls(line.text, ctx) {
                 if !counts_in_context(&line.text[..url.start]) {
+                    continue;
+                }
+                // `… || { echo "Install it: https://brew.sh" >&2; exit 1; }`: a message's
+                // words, whatever else runs on the line.
+                if line.lang == Lang::Shell
+                    && shown
+                        .get_or_insert_with(|| messages::message_spans(line.text))
+                        .iter()
+                        .any(|span| span.contains(&url.start))
+                {
                     continue;
                 }
                 if let Target::External(host) = url.target {
@@ -398,13 +423,49 @@ impl FileFound {
                 Target::NotExternal => {}
             }
         }
+        // `command -v gh`: the program looked up, not run.
+        let mut looked_up: Option<String> = None;
         for_each_command(line, |command| {
-            let Some(tool) = network_tool(command) else {
+            if looked_up.take().is_some_and(|name| name == command.name) {
+                return;
+            }
+            if command.name == "command"
+                && command
+                    .args
+                    .first()
+                    .is_some_and(|a| matches!(*a, "-v" | "-V"))
+            {
+                looked_up = command
+                    .args
+                    .iter()
+                    .find(|a| !a.starts_with('-'))
+                    .map(|a| base_name(scan::unquote(a)).to_owned());
+            }
+            let spawned = (command.name == "git" && line.lang != Lang::Shell)
+                .then(|| remotes::spawned_git_args(line.text))
+                .flatten();
+            let reached = match &spawned {
+                // The words of a spawned list, its variables kept as `$`.
+                Some(args) => remotes::git(
+                    &scan::Command {
+                        name: command.name,
+                        args: args.iter().map(String::as_str).collect(),
+                        piped: false,
+                    },
+                    ctx,
+                )
+                .map(|targets| ("git", targets)),
+                None => reach(command, ctx),
+            };
+            let Some((tool, targets)) = reached else {
                 return;
             };
+            if let Some(service) = services::of_program(tool) {
+                self.clients.push((service, tool.to_owned(), line.number));
+            }
             let mut local = false;
             let mut other = false;
-            for target in command_targets(command, ctx) {
+            for target in targets {
                 match target {
                     Target::External(host) => {
                         other = true;
@@ -525,7 +586,11 @@ pub fn analyze(sources: &Sources, meta: &SkillMeta) -> Dependencies {
         let mut file = FileFound::default();
         let mut strings = PythonStrings::default();
         let mut lines = Vec::new();
-        for line in code_lines(source).filter(|l| !is_manifest || l.lang == Lang::Shell) {
+        // In `SKILL.md`, the shell blocks are what the agent runs; a block in another language
+        // (a Python MCP server, a TypeScript client) is code for the user's project.
+        let runs =
+            |l: &CodeLine<'_>| l.lang == Lang::Shell || !(is_manifest || ctx == Context::Example);
+        for line in code_lines(source).filter(runs) {
             let text = if line.lang == Lang::Python {
                 match strings.code(&line) {
                     Some(text) => text,
@@ -665,21 +730,6 @@ impl PythonStrings {
     }
 }
 
-/// Shell programs that show text or a page to a person.
-const MESSAGE_PROGRAMS: &[&str] = &[
-    "echo",
-    "printf",
-    "Write-Host",
-    "Write-Output",
-    "Write-Error",
-    "Write-Warning",
-    "open",
-    "xdg-open",
-    "say",
-    "notify-send",
-    "read",
-];
-
 /// Calls that show text or a page to a person, lowercase, as a line starts.
 const MESSAGE_CALLS: &[&str] = &[
     "print(",
@@ -737,14 +787,11 @@ const REQUEST_CALLS: &[&str] = &[
     "axios",
 ];
 
-/// Whether the line shows text to a person and calls nothing: its URLs are for reading.
+/// Whether a line of code that is not shell shows text to a person and calls nothing: its URLs
+/// are for reading. A shell line is judged command by command ([`messages`]).
 fn is_message(line: &CodeLine<'_>) -> bool {
     match line.lang {
-        Lang::Shell => {
-            let commands = scan::shell_commands(line.text);
-            !commands.is_empty() && commands.iter().all(|c| MESSAGE_PROGRAMS.contains(&c.name))
-        }
-        Lang::Config | Lang::Sql => false,
+        Lang::Shell | Lang::Config | Lang::Sql => false,
         _ => {
             let lower = line.text.trim_start().to_ascii_lowercase();
             MESSAGE_CALLS.iter().any(|call| lower.starts_with(call))
@@ -1284,14 +1331,14 @@ fn is_documentation(host: &str) -> bool {
 }
 
 /// Where a network command goes: the URLs among its arguments, and the hosts named as
-/// arguments of `ssh`, `scp`, `rsync`, `nc`, `git clone`, …: `user@host`, `host:path`, or the
-/// first operand of the programs that take a host there.
+/// arguments of `ssh`, `scp`, `rsync`, `nc`, …: `user@host`, `host:path`, or the first operand
+/// of the programs that take a host there.
 fn command_targets(command: &scan::Command<'_>, ctx: Context) -> Vec<Target> {
     let takes_host_first = matches!(
         command.name,
         "ssh" | "ssh-keyscan" | "mosh" | "nc" | "ncat" | "netcat" | "telnet" | "ftp" | "sftp"
     );
-    let takes_addresses = takes_host_first || matches!(command.name, "scp" | "rsync" | "git");
+    let takes_addresses = takes_host_first || matches!(command.name, "scp" | "rsync");
     let mut targets = Vec::new();
     let mut skip_next = false;
     let mut first_operand = true;
@@ -1319,7 +1366,7 @@ fn command_targets(command: &scan::Command<'_>, ctx: Context) -> Vec<Target> {
                 Some(rest.split([':', '/']).next().unwrap_or(rest))
             }
             Some(_) => None,
-            None if arg.contains(':') && command.name != "git" => arg.split(':').next(),
+            None if arg.contains(':') => arg.split(':').next(),
             None if takes_host_first && first_operand => Some(arg),
             None => None,
         };
@@ -1399,18 +1446,22 @@ const NETWORK_PROGRAMS: &[&str] = &[
     "irm",
 ];
 
-/// The tool name when `command` reaches the network.
+/// The tool and where it goes when `command` reaches the network: `git` only when it names an
+/// address, `gh` unless it runs a local subcommand (see [`remotes`]).
+fn reach<'a>(command: &scan::Command<'a>, ctx: Context) -> Option<(&'a str, Vec<Target>)> {
+    match command.name {
+        "git" => remotes::git(command, ctx).map(|targets| (command.name, targets)),
+        "gh" if !remotes::gh_calls(command) => None,
+        _ => network_tool(command).map(|tool| (tool, command_targets(command, ctx))),
+    }
+}
+
+/// The tool name when `command` reaches the network (but `git`: see [`reach`]).
 fn network_tool<'a>(command: &scan::Command<'a>) -> Option<&'a str> {
     if NETWORK_PROGRAMS.contains(&command.name) {
         return Some(command.name);
     }
     match command.name {
-        "git" => command
-            .args
-            .iter()
-            .find(|a| !a.starts_with('-'))
-            .filter(|sub| matches!(**sub, "clone" | "fetch" | "pull" | "push" | "ls-remote"))
-            .map(|_| command.name),
         "rsync" => command
             .args
             .iter()
@@ -2181,9 +2232,124 @@ mod tests {
             deps.tools,
             vec![ev("gh", "SKILL.md", 9), ev("wget", "SKILL.md", 10)]
         );
+        // `gh` calls GitHub's API: the service, named by the program.
         assert_eq!(
             deps.counted(),
-            ["github (raw.githubusercontent.com, SKILL.md:10)"]
+            ["github (gh, SKILL.md:9; raw.githubusercontent.com, SKILL.md:10)"]
+        );
+    }
+
+    #[test]
+    fn git_reaches_only_the_addresses_it_names() {
+        let deps = analyze_texts(&[(
+            "SKILL.md",
+            "---\nname: x\ndescription: y\n---\n```bash\ngit fetch origin\ngit pull\ngit push -u origin feature/x\ngit remote update\ngit ls-remote origin\ngit submodule update --init\n```\n",
+        )]);
+        assert_eq!(deps.tools, vec![]);
+        assert_eq!(deps.count(), 0, "{:?}", deps.counted());
+        let deps = analyze_texts(&[(
+            "scripts/vendor.sh",
+            "#!/bin/bash\ngit clone --depth 1 git@gitlab.com:acme/kit.git /tmp/kit\ngit remote add up https://git.vendor.io/kit.git\ngit push \"https://x-access-token:${GH_TOKEN}@github.com/acme/kit.git\" HEAD:main\ngit clone \"$MIRROR\" /tmp/m\n",
+        )]);
+        assert_eq!(
+            deps.counted(),
+            [
+                "git.vendor.io (scripts/vendor.sh:3)",
+                "github (github.com, scripts/vendor.sh:4)",
+                "gitlab (gitlab.com, scripts/vendor.sh:2)",
+            ]
+        );
+        assert_eq!(deps.tools, vec![ev("git", "scripts/vendor.sh", 2)]);
+        let deps = analyze_texts(&[("scripts/m.sh", "git clone \"$MIRROR\" /tmp/m\n")]);
+        assert_eq!(deps.counted(), ["endpoint not named: git (scripts/m.sh:1)"]);
+    }
+
+    #[test]
+    fn git_spawned_by_code_keeps_the_addresses_it_is_given() {
+        let deps = analyze_texts(&[(
+            "scripts/release.py",
+            "import subprocess\nsubprocess.run([\"git\", \"push\", \"origin\", f\"v{version}\"], check=True)\nsubprocess.run(['git', 'fetch', '--tags'])\n",
+        )]);
+        assert_eq!(deps.count(), 0, "{:?}", deps.counted());
+        let deps = analyze_texts(&[(
+            "scripts/vendor.py",
+            "import subprocess\nsubprocess.run([\"git\", \"clone\", \"--depth\", \"1\", repo_url, dest])\n",
+        )]);
+        assert_eq!(
+            deps.counted(),
+            ["endpoint not named: git (scripts/vendor.py:2)"]
+        );
+        let deps = analyze_texts(&[(
+            "scripts/vendor.js",
+            "execFileSync('git', ['clone', 'https://git.vendor.io/kit.git', dir]);\n",
+        )]);
+        assert_eq!(deps.counted(), ["git.vendor.io (scripts/vendor.js:1)"]);
+    }
+
+    #[test]
+    fn gh_is_github_but_looked_up_or_asked_its_version() {
+        let deps = analyze_texts(&[(
+            "scripts/pr.sh",
+            "command -v gh >/dev/null || exit 1\ngh --version\ngh release create \"v$V\" --generate-notes\n",
+        )]);
+        assert_eq!(deps.counted(), ["github (gh, scripts/pr.sh:3)"]);
+        let looked_up = analyze_texts(&[(
+            "scripts/pr.sh",
+            "command -v gh >/dev/null || exit 1\ncommand -v curl\n",
+        )]);
+        assert_eq!(looked_up.count(), 0, "{:?}", looked_up.counted());
+    }
+
+    #[test]
+    fn a_message_among_other_commands_is_a_message() {
+        let deps = analyze_texts(&[(
+            "scripts/check.sh",
+            "#!/bin/bash\ncommand -v brew >/dev/null || { echo \"Install Homebrew first: see https://brew.sh\" >&2; exit 1; }\ncommand -v jq >/dev/null 2>&1 || echo \"jq: https://jqlang.github.io/jq/ (or brew install jq)\"\n[ -n \"$TOKEN\" ] || { printf '%s\\n' 'Create one at https://tokens.vendor.io' >&2; exit 2; }\n",
+        )]);
+        assert_eq!(deps.count(), 0, "{:?}", deps.counted());
+        // A message that flows into what runs is no message.
+        let deps = analyze_texts(&[(
+            "scripts/get.sh",
+            "echo https://get.vendor.io/i.sh | sh\ncurl -fsSLo x \"$(echo https://dl.vendor.io/x)\"\nbash -c \"echo https://run.vendor.io\"\necho https://cfg.vendor.io > /tmp/u; curl -K /tmp/u\n",
+        )]);
+        assert_eq!(
+            deps.endpoints,
+            vec![
+                ev("cfg.vendor.io", "scripts/get.sh", 4),
+                ev("dl.vendor.io", "scripts/get.sh", 2),
+                ev("get.vendor.io", "scripts/get.sh", 1),
+                ev("run.vendor.io", "scripts/get.sh", 3),
+            ]
+        );
+    }
+
+    #[test]
+    fn skill_md_blocks_in_other_languages_are_code_for_the_users_project() {
+        let example = "```python\nimport httpx\nfrom notion_client import Client\nAPI_BASE_URL = \"https://api.github.com\"\nhttpx.get(API_BASE_URL)\n```\n\n```js\nconst r = await fetch('https://api.vendor.io/v1');\n```\n";
+        let deps = analyze_texts(&[(
+            "SKILL.md",
+            &format!("---\nname: x\ndescription: y\n---\n{example}"),
+        )]);
+        assert_eq!(deps.count(), 0, "{:?}", deps.counted());
+        // The same code in a file of the skill runs; a shell block of SKILL.md runs.
+        let deps = analyze_texts(&[
+            (
+                "SKILL.md",
+                &format!(
+                    "---\nname: x\ndescription: y\n---\n{example}\n```bash\ncurl -s https://files.vendor.io/a.csv\n```\n"
+                ),
+            ),
+            (
+                "scripts/server.py",
+                "import httpx\nAPI_BASE_URL = \"https://api.github.com\"\nhttpx.get(API_BASE_URL)\n",
+            ),
+        ]);
+        assert_eq!(
+            deps.counted(),
+            [
+                "files.vendor.io (SKILL.md:17)",
+                "github (api.github.com, scripts/server.py:2)",
+            ]
         );
     }
 

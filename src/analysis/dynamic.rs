@@ -690,6 +690,23 @@ fn code_from(
         }
         return;
     }
+    // `bash -c "$(curl -fsSL …)"`, `eval "$(wget …)"`: a download run, which
+    // `super::sensitive` flags as remote code (its `REMOTE_CODE` patterns): once, there.
+    let quoted = word.raw.trim_start().starts_with("\"$(");
+    let remote = match how {
+        "-c" => quoted,
+        "eval" => quoted || word.raw.trim_start().starts_with("$("),
+        _ => false,
+    };
+    if remote
+        && word.template == "$(…)"
+        && inside
+            .first()
+            .and_then(|c| c.program())
+            .is_some_and(|p| matches!(p, "curl" | "wget"))
+    {
+        return;
+    }
     // `eval "$(pyenv init -)"`: a fixed tool prints the code; common, and still a review.
     let idiom = program == "eval"
         && word.template == "$(…)"
@@ -1062,6 +1079,20 @@ mod tests {
 
     fn f(kind: Kind, what: &str, file: &str, line: u32) -> (Kind, String, String, u32) {
         (kind, what.to_owned(), file.to_owned(), line)
+    }
+
+    #[test]
+    fn a_download_run_through_a_substitution_is_left_to_sensitivity() {
+        // Homebrew's installer line: remote code, flagged once by `super::sensitive`; other
+        // substitutions stay dynamic.
+        let got = found(&[(
+            "setup.sh",
+            "/bin/bash -c \"$(curl -fsSL https://raw.githubusercontent.com/Homebrew/install/HEAD/install.sh)\"\nbash -c \"$(cat notes)\"\n",
+        )]);
+        assert_eq!(
+            got,
+            vec![f(Kind::Dynamic, "bash -c \"$(cat notes)\"", "setup.sh", 2)]
+        );
     }
 
     #[test]

@@ -688,14 +688,8 @@ fn changed(
     let base_found = layout.find_in_paths(base_files.iter().filter_map(|p| strip(p, &prefix)));
     // A change behind a symlink in a skill is a change to the skill.
     let files = crate::changes::through_links(&tree.links, &files);
-    // A changed `SKILL.md` no root covers is gated too: its directory, as a skill.
-    let changes = gated_changes(
-        layout,
-        &tree.skills,
-        &base_found.skills,
-        &files,
-        &tree.links,
-    );
+    // A changed file in a directory whose `SKILL.md` no root covers gates that directory too.
+    let changes = gated_changes(layout, tree, &base_found, &files);
     let findings = crate::changes::not_gated(&changes, &files, &tree.links);
     Ok(Scope {
         changes,

@@ -104,14 +104,8 @@ pub fn recompute(
             let base_found =
                 layout.find_in_paths(base_files.iter().filter_map(|p| check::strip(p, &prefix)));
             let files = crate::changes::through_links(&found.links, &files);
-            // As `check` gates them: a changed `SKILL.md` no root covers too.
-            let changes = crate::changes::gated_changes(
-                &layout,
-                &found.skills,
-                &base_found.skills,
-                &files,
-                &found.links,
-            );
+            // As `check` gates them: a changed file in a directory no root covers too.
+            let changes = crate::changes::gated_changes(&layout, &found, &base_found, &files);
             not_gated = crate::changes::not_gated(&changes, &files, &found.links);
             changes
         }

@@ -1,7 +1,9 @@
 //! Tests the skill has that its suite does not run: a test framework detected beside the one
-//! that runs (a one-line passing `tests/test_smoke.py` beside a failing `*.bats` suite). Their
-//! results are unknown, so the skill never approves itself: an expert looks, and declaring
-//! `test-suite` in `SKILL.md` settles what runs.
+//! that runs (a one-line passing `tests/test_smoke.py` beside a failing `*.bats` suite), node
+//! files a test script does not name, a file pytest would collect beside another suite, a
+//! framework a conventional `test.sh` neither starts nor names the files of. Their results are
+//! unknown, so the skill never approves itself: an expert looks, and declaring `test-suite` in
+//! `SKILL.md` settles what runs.
 
 use super::Policy;
 use super::criterion::{Assessment, Category, Criterion, Demand};

@@ -10,10 +10,13 @@ const PYTEST_COLLECTION: &str = "collection failure";
 /// The case unittest makes of a test module that did not import.
 const UNITTEST_FAILED_IMPORT: &str = "unittest.loader._FailedTest";
 /// First lines that only announce the error a framework prints further down.
-const WRAPPERS: [&str; 3] = [
+const WRAPPERS: [&str; 5] = [
     PYTEST_COLLECTION,
     "Jest encountered an unexpected token",
     "ImportError while importing test module",
+    // pytest's JUnit for a test whose fixture failed: the source it points at, then `E` lines.
+    "failed on setup with",
+    "failed on teardown with",
 ];
 /// How many causes of test files that did not load a table row shows; the failed tests list
 /// every one.
@@ -96,10 +99,22 @@ pub fn cause(error: &str) -> &str {
         return first;
     }
     let rest: Vec<&str> = lines.collect();
-    let pytest = rest.iter().rev().find_map(|l| {
-        l.strip_prefix("E   ")
-            .filter(|e| !e.starts_with(char::is_whitespace))
-    });
+    // pytest's `E` lines: the last one at the margin (an exception), else the first of any
+    // indent (`E       fixture 'url' not found`).
+    let pytest = rest
+        .iter()
+        .rev()
+        .find_map(|l| {
+            l.strip_prefix("E   ")
+                .filter(|e| !e.starts_with(char::is_whitespace))
+        })
+        .or_else(|| {
+            rest.iter().find_map(|l| {
+                l.strip_prefix("E ")
+                    .map(str::trim)
+                    .filter(|e| !e.is_empty())
+            })
+        });
     let named = || {
         rest.iter()
             .rev()
@@ -293,6 +308,16 @@ mod tests {
     use std::path::Path;
 
     use super::*;
+
+    #[test]
+    fn a_fixture_pytest_could_not_supply_is_the_cause_shown() {
+        // pytest 9.2's JUnit message for `def test_connection(url, token)`.
+        let error = "failed on setup with \"file /w/scripts/test_connection.py, line 1\n  \
+                     def test_connection(url, token):\nE       fixture 'url' not found\n>       \
+                     available fixtures: cache, capfd\n>       use 'pytest --fixtures \
+                     [testpath]' for help on them.\n";
+        assert_eq!(cause(error), "fixture 'url' not found");
+    }
 
     #[test]
     fn skills_of_one_name_are_told_apart_by_their_directory() {

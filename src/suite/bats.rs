@@ -33,11 +33,11 @@ pub(super) fn bats_suite(host: &dyn Host, files: &[String]) -> Option<Detected> 
         })
         .collect();
     args.extend(names.iter().map(String::as_str));
-    Some(Detected {
-        resolution: with_tool(host, detected("bats", "bats", &args), "bats"),
-        framework: "bats".to_owned(),
-        files: tests.iter().map(|&t| t.to_owned()).collect(),
-    })
+    Some(Detected::new(
+        with_tool(host, detected("bats", "bats", &args), "bats"),
+        "bats".to_owned(),
+        tests.iter().map(|&t| t.to_owned()).collect(),
+    ))
 }
 
 #[cfg(test)]

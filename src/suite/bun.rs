@@ -101,11 +101,11 @@ pub(super) fn bun_suite(
         path: None,
         unrun: Vec::new(),
     };
-    Some(Detected {
-        resolution: with_tool(host, suite, "bun"),
-        framework: "bun".to_owned(),
-        files: tests.into_iter().cloned().collect(),
-    })
+    Some(Detected::new(
+        with_tool(host, suite, "bun"),
+        "bun".to_owned(),
+        tests.into_iter().cloned().collect(),
+    ))
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ mod node;
 mod python;
 mod python_source;
 mod resolve;
+mod script;
 mod shell;
 #[cfg(test)]
 mod testing;

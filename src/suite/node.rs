@@ -73,7 +73,7 @@ impl NodeRunner {
     /// In the order a package naming several of them in its dependencies is run by.
     const ALL: [Self; 3] = [Self::Jest, Self::Mocha, Self::Vitest];
 
-    fn name(self) -> &'static str {
+    pub(super) fn name(self) -> &'static str {
         match self {
             Self::Jest => "jest",
             Self::Mocha => "mocha",
@@ -83,7 +83,7 @@ impl NodeRunner {
 
     /// The runner a script word runs: `jest`, `node_modules/.bin/mocha`,
     /// `node_modules/jest/bin/jest.js`, `_mocha`.
-    fn run_by(word: &str) -> Option<Self> {
+    pub(super) fn run_by(word: &str) -> Option<Self> {
         let name = file_name(word);
         let stem = [".js", ".mjs", ".cjs"]
             .iter()
@@ -495,11 +495,11 @@ pub(super) fn node_test_suite(
         }
     }));
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    Some(Detected {
-        resolution: with_tool(host, detected("node:test", "node", &args), "node"),
-        framework: "node:test".to_owned(),
-        files: tests.iter().map(|&t| t.to_owned()).collect(),
-    })
+    Some(Detected::new(
+        with_tool(host, detected("node:test", "node", &args), "node"),
+        "node:test".to_owned(),
+        tests.iter().map(|&t| t.to_owned()).collect(),
+    ))
 }
 
 /// node's default test patterns (node 20 and 22, `node --test` without arguments), less

@@ -1,7 +1,8 @@
 //! Python: pytest, unittest. Only files pytest would collect, and that read as tests, make a
 //! suite: a program named `test_*.py` whose functions take its command line's values is none.
 //! Once chosen, the framework runs every file it collects: none is left out for looking
-//! otherwise, so a failing test cannot hide by looking like a program.
+//! otherwise, so a failing test cannot hide by looking like a program. When another suite runs,
+//! every file pytest would collect is named as not run, whether it reads as tests or not.
 
 use std::path::Path;
 
@@ -28,8 +29,9 @@ const NORECURSE: &[&str] = &[
     "{arch}",
 ];
 
-/// The Python suite of a skill whose files are `files`, when some of them are tests; `None`
-/// when none is. Its files are every one pytest collects.
+/// The Python suite of a skill whose files are `files`, when pytest would collect some of
+/// them; `None` when it would collect none. Its files are every one pytest collects; it may be
+/// the suite (`is_suite`) only when some of them read as tests.
 pub(super) fn python_suite(
     host: &dyn Host,
     dir: &Path,
@@ -48,6 +50,14 @@ pub(super) fn python_suite(
     // Fixtures every test may ask for: those the conftest files define or import, the
     // skill's own and those above it up to the repository's root, which pytest loads too.
     let conftests = conftests(dir, repo, files);
+    let above = conftest_above(dir, repo);
+    let beside_conftest = |file: &str| {
+        above
+            || files.iter().any(|f| {
+                f.strip_suffix("conftest.py")
+                    .is_some_and(|d| d.is_empty() || (d.ends_with('/') && file.starts_with(d)))
+            })
+    };
     let mut fixtures = Vec::new();
     let mut any_fixture = false;
     for text in &conftests {
@@ -64,18 +74,27 @@ pub(super) fn python_suite(
             continue;
         };
         let source = PythonSource::read(&text);
-        if source.looks_like_tests(&fixtures, any_fixture) {
+        // A test whose parameters nothing here explains, in a file pytest loads a conftest for,
+        // still runs under pytest (a plugin's fixture, most often).
+        if source.looks_like_tests(&fixtures, any_fixture)
+            || (beside_conftest(file) && !source.tests.is_empty())
+        {
             tests.push(source);
         }
     }
-    if tests.is_empty() {
-        return None;
-    }
-    let found = |resolution: Resolution, framework: &str| Detected {
-        resolution,
-        framework: framework.to_owned(),
-        files: candidates.iter().map(|&f| f.to_owned()).collect(),
+    let found = |resolution: Resolution, framework: &str| {
+        Detected::new(
+            resolution,
+            framework.to_owned(),
+            candidates.iter().map(|&f| f.to_owned()).collect(),
+        )
     };
+    if tests.is_empty() {
+        return Some(Detected {
+            is_suite: false,
+            ..found(Resolution::None, "pytest")
+        });
+    }
     if !uses_pytest(dir, repo, files, !conftests.is_empty(), &tests) {
         // unittest writes no report file, and coverage.py needs a second command to write
         // one: its verbose text on stderr is the report.
@@ -132,6 +151,14 @@ fn conftests(dir: &Path, repo: &Path, files: &[String]) -> Vec<String> {
         .chain(above)
         .filter_map(|path| read_text(repo, &path))
         .collect()
+}
+
+/// A `conftest.py` in a directory above the skill, up to the repository's root.
+fn conftest_above(dir: &Path, repo: &Path) -> bool {
+    dir.ancestors()
+        .skip(1)
+        .take_while(|a| a.starts_with(repo))
+        .any(|a| a.join("conftest.py").is_file())
 }
 
 /// pytest when the skill configures it or a test file needs it: one imports pytest, or has no

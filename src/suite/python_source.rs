@@ -43,6 +43,29 @@ const KNOWN_FIXTURES: &[&str] = &[
     "snapshot",
     "httpserver",
     "faker",
+    // pytest-django, pytest-flask, pytest-aiohttp, pytest-playwright, pytest-qt, pytest-xdist,
+    // pytest-datadir
+    "client",
+    "admin_client",
+    "admin_user",
+    "db",
+    "transactional_db",
+    "django_db_setup",
+    "django_user_model",
+    "settings",
+    "rf",
+    "live_server",
+    "aiohttp_client",
+    "aiohttp_server",
+    "aiohttp_raw_server",
+    "aiohttp_unused_port",
+    "page",
+    "browser",
+    "context",
+    "qtbot",
+    "worker_id",
+    "datadir",
+    "shared_datadir",
 ];
 
 /// What one Python file says.
@@ -55,7 +78,8 @@ pub(super) struct PythonSource {
     /// `test*` functions and methods pytest collects, each with the parameters it asks pytest
     /// to supply (not `self`, not those with defaults) and the names parametrize gives it.
     pub tests: Vec<TestFunction>,
-    /// Fixtures the file defines (`@pytest.fixture`), by the name tests ask for.
+    /// Fixtures the file defines (`@pytest.fixture`, `token = pytest.fixture(_token)`), by the
+    /// names tests may ask for.
     pub fixtures: Vec<String>,
     /// Names `from … import …` binds: a fixture may be imported.
     pub imported: Vec<String>,
@@ -125,6 +149,15 @@ impl PythonSource {
                     .is_some_and(|rest| rest.trim_start().starts_with('='))
             {
                 source.any_fixture = true;
+            }
+            if let Some(names) = fixture_assignment(trimmed) {
+                let (statement, next) = joined(&lines, i - 1, trimmed);
+                i = next;
+                source
+                    .fixtures
+                    .extend(fixture_assignment(&statement).unwrap_or(names));
+                decorators.clear();
+                continue;
             }
             if trimmed.starts_with('@') {
                 let (decorator, next) = joined(&lines, i - 1, trimmed);
@@ -410,6 +443,56 @@ fn fixture_name(decorators: &str) -> Option<String> {
         .next()
 }
 
+/// The fixture names `token = pytest.fixture(_token, name="token")` or
+/// `token = pytest.fixture(name="token")(_token)` may define: the name assigned, the `name=`
+/// given and the function's (pytest's versions differ on which counts). `None` when the
+/// statement assigns no fixture.
+fn fixture_assignment(statement: &str) -> Option<Vec<String>> {
+    let (target, value) = statement.split_once('=')?;
+    let target = target.trim();
+    if target.is_empty() || !target.chars().all(|c| c.is_alphanumeric() || c == '_') {
+        return None;
+    }
+    let value = value.trim_start();
+    let (callee, args) = value.split_once('(')?;
+    let callee = callee.trim();
+    if !(callee == "fixture" || callee.ends_with(".fixture"))
+        || !callee
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    {
+        return None;
+    }
+    let mut names = vec![target.to_owned()];
+    let parts = split_top_level(args);
+    for part in &parts {
+        let part = part.trim();
+        match part.split_once('=') {
+            Some((key, literal)) if key.trim() == "name" => {
+                names.extend(string_literals(literal).into_iter().take(1));
+            }
+            Some(_) => {}
+            None if !part.is_empty() && part.chars().all(|c| c.is_alphanumeric() || c == '_') => {
+                names.push(part.to_owned());
+            }
+            None => {}
+        }
+    }
+    // `pytest.fixture(name="x")(func)`: the function is the second call's argument.
+    let closed: usize = parts.iter().map(|p| p.len() + 1).sum();
+    if let Some(rest) = args
+        .get(closed..)
+        .and_then(|r| r.trim_start().strip_prefix('('))
+    {
+        let function = split_top_level(rest).first().map(|f| f.trim().to_owned());
+        names.extend(
+            function
+                .filter(|f| !f.is_empty() && f.chars().all(|c| c.is_alphanumeric() || c == '_')),
+        );
+    }
+    Some(names)
+}
+
 /// The contents of the quoted strings in `text`, in order.
 fn string_literals(text: &str) -> Vec<String> {
     let mut found = Vec::new();
@@ -615,6 +698,40 @@ mod tests {
             "@patch(\"a\")\n@given(st.integers())\ndef test_a(m_a, fix, n):\n    pass\n",
         );
         assert_eq!(source.tests[0].params, vec!["fix"]);
+    }
+
+    #[test]
+    fn fixtures_assigned_rather_than_decorated_are_fixtures() {
+        // Issue #15 review: a conftest defining its fixture by assignment.
+        let cases: &[(&str, &[&str])] = &[
+            (
+                "token = pytest.fixture(_token, name=\"token\")\n",
+                &["token", "_token", "token"],
+            ),
+            ("api = fixture(_api)\n", &["api", "_api"]),
+            (
+                "db = pytest.fixture(name=\"database\")(make_db)\n",
+                &["db", "database", "make_db"],
+            ),
+            (
+                "client = pytest_asyncio.fixture(\n    _client,\n    scope=\"module\",\n)\n",
+                &["client", "_client"],
+            ),
+            // Not fixtures.
+            ("token = make_token(\"t\")\n", &[]),
+            ("if a == pytest.fixture(b):\n    pass\n", &[]),
+        ];
+        for (text, names) in cases {
+            assert_eq!(PythonSource::read(text).fixtures, *names, "{text}");
+        }
+        let conftest = PythonSource::read("import pytest\n\ntoken = pytest.fixture(_token)\n");
+        let test = PythonSource::read("def test_token(token):\n    assert token\n");
+        assert!(!test.looks_like_tests(&[], false));
+        assert!(test.looks_like_tests(&conftest.fixtures, false));
+        // Fixtures of common plugins are pytest's to supply.
+        let plugin = "def test_home(client, db, settings):\n    pass\n\nasync def \
+                      test_api(aiohttp_client):\n    pass\n";
+        assert!(PythonSource::read(plugin).looks_like_tests(&[], false));
     }
 
     #[test]

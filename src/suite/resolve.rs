@@ -1,6 +1,8 @@
 //! What resolution returns, and the order it looks in: the declared suite, a conventional
 //! script, then a framework found in the skill's files. The first framework found runs; the
-//! others found beside it are named, with their test files, as tests the suite does not run.
+//! others found beside it are named, with their test files, as tests the suite does not run. A
+//! conventional script runs what its text says: the frameworks it neither starts nor names the
+//! files of are named too. A declared suite is the author's word, and is not second-guessed.
 
 use std::path::{Path, PathBuf};
 
@@ -11,6 +13,7 @@ use super::bun::{bun_suite, is_bun_test_file};
 use super::host::{Host, Machine};
 use super::node::{is_node_test_file, node_plan, node_suite, node_test_suite, read_package};
 use super::python::python_suite;
+use super::script::Script;
 use super::shell::shown;
 use crate::skill::SkillMeta;
 
@@ -70,6 +73,23 @@ pub(super) struct Detected {
     pub(super) resolution: Resolution,
     pub(super) framework: String,
     pub(super) files: Vec<String>,
+    /// Its files read as tests, so it may be the suite. Files pytest would collect that do not
+    /// are still named as not run when another suite runs: pytest would run them.
+    pub(super) is_suite: bool,
+    /// The test script it runs (a package's), whose text says which other tests it runs.
+    pub(super) script: Option<Script>,
+}
+
+impl Detected {
+    pub(super) fn new(resolution: Resolution, framework: String, files: Vec<String>) -> Self {
+        Self {
+            resolution,
+            framework,
+            files,
+            is_suite: true,
+            script: None,
+        }
+    }
 }
 
 /// What resolution found.
@@ -85,9 +105,9 @@ pub enum Resolution {
 }
 
 impl Resolution {
-    /// Why some of the skill's tests are not run: frameworks detected beside the one that runs
-    /// (`tests not run: tests/greet.bats (bats); the suite ran pytest; …`). `None` when every
-    /// framework found runs, or the suite was declared.
+    /// Why some of the skill's tests are not run: frameworks detected beside the one that runs,
+    /// or that a conventional script does not run (`tests not run: tests/greet.bats (bats); the
+    /// suite ran pytest; …`). `None` when every framework found runs, or the suite was declared.
     pub fn tests_not_run(&self) -> Option<String> {
         let (suite, ran) = match self {
             Self::Found(suite) => (suite, "ran"),
@@ -116,11 +136,14 @@ impl Resolution {
                 format!("{named} ({})", u.framework)
             })
             .collect();
+        let what = match &suite.framework {
+            Some(framework) => framework.clone(),
+            None => format!("`{}`", suite.command),
+        };
         Some(format!(
-            "tests not run: {}; the suite {ran} {}; declare `test-suite` in SKILL.md to run them \
-             all",
+            "tests not run: {}; the suite {ran} {what}; declare `test-suite` in SKILL.md to run \
+             them all",
             unrun.join(", "),
-            suite.framework.as_deref().unwrap_or("another framework")
         ))
     }
 }
@@ -148,7 +171,7 @@ pub(super) fn resolve_on(
     }
     for candidate in CONVENTIONAL {
         if files.iter().any(|f| f == candidate) {
-            return file_suite(
+            let resolution = file_suite(
                 host,
                 dir,
                 repo,
@@ -156,9 +179,55 @@ pub(super) fn resolve_on(
                 SuiteSource::Conventional,
                 meta.test_framework.clone(),
             );
+            let text = read_text(repo, &dir.join(candidate)).unwrap_or_default();
+            let script = read_script(dir, repo, files, &text);
+            let unrun = unrun_beside(detect_all(host, dir, repo, files), |framework, file| {
+                script.covers(framework, file)
+            });
+            return with_unrun(resolution, unrun);
         }
     }
     detect_framework(host, dir, repo, files)
+}
+
+/// The most script files read to learn what a test script runs: itself and those it runs.
+const MAX_SCRIPTS: usize = 8;
+
+/// What a test script whose text is `text` runs: its commands, those of the skill's scripts it
+/// runs in turn (`bash tests/run.sh`, `python3 run_tests.py`), and the package's test script
+/// when it runs `npm test`.
+fn read_script(dir: &Path, repo: &Path, files: &[String], text: &str) -> Script {
+    let mut script = Script::read(text);
+    let mut read: Vec<&str> = Vec::new();
+    let mut package_read = false;
+    loop {
+        let next = script
+            .named_scripts(files)
+            .into_iter()
+            .find(|f| !read.contains(f));
+        if let Some(file) = next
+            && read.len() < MAX_SCRIPTS
+        {
+            read.push(file);
+            if let Some(text) = read_text(repo, &dir.join(file)) {
+                script.extend(&text);
+            }
+            continue;
+        }
+        if !package_read && script.runs_npm_test() && files.iter().any(|f| f == "package.json") {
+            package_read = true;
+            if let Some(test) = read_package(repo, &dir.join("package.json")).and_then(|p| p.test) {
+                script.extend(&test);
+                continue;
+            }
+        }
+        return script;
+    }
+}
+
+fn read_text(repo: &Path, path: &Path) -> Option<String> {
+    let bytes = crate::untrusted::read_file(repo, path, MAX_DETECT_BYTES).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 fn declared_suite(
@@ -248,6 +317,20 @@ fn file_suite(
 /// and that read as its tests, make a suite. The first found runs; every other one found is
 /// recorded on it with the test files it does not run.
 fn detect_framework(host: &dyn Host, dir: &Path, repo: &Path, files: &[String]) -> Resolution {
+    let mut found = detect_all(host, dir, repo, files);
+    let Some(at) = found.iter().position(|d| d.is_suite) else {
+        return Resolution::None;
+    };
+    let first = found.remove(at);
+    let unrun = unrun_beside(found, |framework, file| match &first.script {
+        Some(script) => script.covers(framework, file),
+        None => runs_too(&first.framework, file),
+    });
+    with_unrun(first.resolution, unrun)
+}
+
+/// Every framework found in the skill's files, in the order they are chosen in.
+fn detect_all(host: &dyn Host, dir: &Path, repo: &Path, files: &[String]) -> Vec<Detected> {
     let package = files
         .iter()
         .any(|f| f == "package.json")
@@ -268,11 +351,14 @@ fn detect_framework(host: &dyn Host, dir: &Path, repo: &Path, files: &[String]) 
         && let Some(plan) = node_plan(package)
     {
         let resolution = node_suite(host, dir, repo, files, package, plan);
-        found.push(Detected {
-            framework: framework_of(&resolution).unwrap_or("npm").to_owned(),
-            resolution,
-            files: vec!["package.json".to_owned()],
-        });
+        let framework = framework_of(&resolution).unwrap_or("npm").to_owned();
+        let mut npm = Detected::new(resolution, framework, vec!["package.json".to_owned()]);
+        // What the script runs beside its runner: `node --test a.test.js` runs that file only.
+        npm.script = package
+            .test
+            .as_deref()
+            .map(|test| read_script(dir, repo, files, test));
+        found.push(npm);
     }
     found.extend(node_test_suite(host, dir, repo, files));
     found.extend(python_suite(host, dir, repo, files));
@@ -293,44 +379,48 @@ fn detect_framework(host: &dyn Host, dir: &Path, repo: &Path, files: &[String]) 
                 "./...",
             ],
         );
-        found.push(Detected {
-            resolution: with_tool(host, suite, "go"),
-            framework: "go".to_owned(),
-            files: go,
-        });
+        found.push(Detected::new(
+            with_tool(host, suite, "go"),
+            "go".to_owned(),
+            go,
+        ));
     }
     if files.iter().any(|f| f == "Cargo.toml") {
         // libtest writes no report file and measures no coverage: its text is read from stdout.
-        found.push(Detected {
-            resolution: with_tool(host, detected("cargo", "cargo", &["test"]), "cargo"),
-            framework: "cargo".to_owned(),
-            files: vec!["Cargo.toml".to_owned()],
-        });
+        found.push(Detected::new(
+            with_tool(host, detected("cargo", "cargo", &["test"]), "cargo"),
+            "cargo".to_owned(),
+            vec!["Cargo.toml".to_owned()],
+        ));
     }
-    let mut found = found.into_iter();
-    let Some(first) = found.next() else {
-        return Resolution::None;
-    };
-    let unrun: Vec<Unrun> = found
-        .filter_map(|other| {
-            let files: Vec<String> = other
-                .files
-                .into_iter()
-                .filter(|f| !runs_too(&first.framework, f))
-                .collect();
-            (!files.is_empty()).then_some(Unrun {
-                framework: other.framework,
-                files,
-            })
-        })
-        .collect();
-    with_unrun(first.resolution, unrun)
+    found
+}
+
+/// The test files of each framework in `found` that the suite does not run, by `runs`
+/// (framework, file); one entry per framework (a package's test script, as `package.json`,
+/// beside the node files it would run).
+fn unrun_beside(found: Vec<Detected>, runs: impl Fn(&str, &str) -> bool) -> Vec<Unrun> {
+    let mut unrun: Vec<Unrun> = Vec::new();
+    for Detected {
+        framework, files, ..
+    } in found
+    {
+        let files: Vec<String> = files.into_iter().filter(|f| !runs(&framework, f)).collect();
+        if files.is_empty() {
+            continue;
+        }
+        match unrun.iter_mut().find(|u| u.framework == framework) {
+            Some(same) => same.files.extend(files),
+            None => unrun.push(Unrun { framework, files }),
+        }
+    }
+    unrun
 }
 
 /// Whether the suite of `framework` runs `file` as well, by its default patterns: bun runs
 /// `*.test.js` and the like, a test script running `node --test` runs node's, jest and vitest
 /// run `*.test.*`, `*.spec.*` (and jest `__tests__/`). Any other is not known to.
-fn runs_too(framework: &str, file: &str) -> bool {
+pub(super) fn runs_too(framework: &str, file: &str) -> bool {
     let name = file_name(file);
     let js = [".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts"]
         .iter()
@@ -695,6 +785,215 @@ mod tests {
             });
             assert_eq!(reason, expected, "{files:?}");
         }
+    }
+
+    /// A framework and its files the suite does not run.
+    type Left = (String, Vec<String>);
+
+    /// The frameworks and files `resolution`'s suite does not run.
+    fn unrun_of(resolution: &Resolution) -> Vec<Left> {
+        let suite = match resolution {
+            Resolution::Found(suite)
+            | Resolution::Unavailable {
+                suite: Some(suite), ..
+            } => suite,
+            other => panic!("expected a suite, got {other:?}"),
+        };
+        suite
+            .unrun
+            .iter()
+            .map(|u| (u.framework.clone(), u.files.clone()))
+            .collect()
+    }
+
+    fn unrun(framework: &str, files: &[&str]) -> Vec<Left> {
+        vec![(framework.to_owned(), strings(files))]
+    }
+
+    const EDGE: &str =
+        "const test = require(\"node:test\");\ntest(\"edge\", () => { throw 1; });\n";
+
+    #[test]
+    fn a_test_script_naming_its_node_files_leaves_the_others_out() {
+        // Issue #15 review: `npm test` runs `node --test … tests/slugify.test.js`; a failing
+        // `tests/edge.test.js` is never run.
+        let named = "node --test --experimental-test-coverage --test-reporter=tap \
+                     --test-reporter-destination=stdout --test-reporter=lcov \
+                     --test-reporter-destination=$SKILLGATE_REPORT_DIR/lcov.info \
+                     tests/slugify.test.js";
+        // The test script, what it leaves out.
+        let cases: &[(&str, &[&str])] = &[
+            (named, &["tests/edge.test.js"]),
+            ("node --test", &[]),
+            ("node --test tests/", &[]),
+            ("node --test 'tests/*.test.js'", &[]),
+            ("node --test tests/slugify.test.js tests/edge.test.js", &[]),
+            ("cd tests && node --test", &[]),
+            (
+                "node --test lib/",
+                &["tests/slugify.test.js", "tests/edge.test.js"],
+            ),
+            // The script it runs says what runs.
+            ("bash run.sh", &[]),
+        ];
+        for (script, left) in cases {
+            let json = serde_json::json!({"scripts": {"test": script}});
+            let (dir, files) = setup(&[
+                ("package.json", &json.to_string()),
+                ("run.sh", "node --test tests/\n"),
+                ("tests/slugify.test.js", NODE_TEST),
+                ("tests/edge.test.js", EDGE),
+            ]);
+            let resolution = detect(&Fake::all(), &dir, &files);
+            assert_eq!(found(resolution.clone()).command, "npm test");
+            let expected = if left.is_empty() {
+                Vec::new()
+            } else {
+                unrun("node:test", left)
+            };
+            assert_eq!(unrun_of(&resolution), expected, "{script}");
+        }
+        let json = serde_json::json!({"scripts": {"test": named}});
+        let (dir, files) = setup(&[
+            ("package.json", &json.to_string()),
+            ("tests/slugify.test.js", NODE_TEST),
+            ("tests/edge.test.js", EDGE),
+        ]);
+        assert_eq!(
+            detect(&Fake::all(), &dir, &files)
+                .tests_not_run()
+                .as_deref(),
+            Some(
+                "tests not run: tests/edge.test.js (node:test); the suite ran node:test; \
+                 declare `test-suite` in SKILL.md to run them all"
+            )
+        );
+    }
+
+    #[test]
+    fn every_file_pytest_would_collect_is_named_when_another_suite_runs() {
+        // Issue #15 review: a collectable file that does not read as tests, beside a suite
+        // that runs, was neither run nor named.
+        let script = r#"{"scripts":{"test":"node --test tests/slugify.test.js"}}"#;
+        let plugin = "def test_home(user_client):\n    assert user_client.get(\"/\").ok\n";
+        let cli = "import argparse\n\ndef test_api(token, api_url):\n    pass\n";
+        for (python, conftest) in [
+            (plugin, None),
+            (cli, None),
+            (
+                "def test_token_is_accepted(token):\n    assert token == \"expected\"\n",
+                Some(
+                    "import pytest\n\ndef _token():\n    return \"t0k\"\n\ntoken = \
+                      pytest.fixture(_token, name=\"token\")\n",
+                ),
+            ),
+        ] {
+            let mut files = vec![
+                ("package.json", script),
+                ("tests/slugify.test.js", NODE_TEST),
+                ("tests/test_api.py", python),
+            ];
+            files.extend(conftest.map(|c| ("tests/conftest.py", c)));
+            let (dir, names) = setup(&files);
+            let resolution = detect(&Fake::all(), &dir, &names);
+            assert_eq!(
+                found(resolution.clone()).framework.as_deref(),
+                Some("node:test")
+            );
+            assert_eq!(
+                unrun_of(&resolution),
+                unrun("pytest", &["tests/test_api.py"]),
+                "{python}"
+            );
+        }
+        // Alone, a program named like a test is still no suite.
+        let (dir, files) = setup(&[("scripts/test_api.py", cli)]);
+        assert_eq!(detect(&Fake::all(), &dir, &files), Resolution::None);
+        // Under a conftest, a test whose fixture comes from a plugin is pytest's to run.
+        let (dir, files) = setup(&[
+            ("tests/conftest.py", "import pytest\n"),
+            ("tests/test_home.py", plugin),
+        ]);
+        let suite = found(detect(&Fake::all(), &dir, &files));
+        assert_eq!(suite.framework.as_deref(), Some("pytest"));
+    }
+
+    #[test]
+    fn a_conventional_script_names_the_tests_it_does_not_run() {
+        // Issue #15 review: `test.sh` runs node only; a failing `tests/test_slug.py` was never
+        // run, and nothing said so.
+        let node_only = "#!/usr/bin/env bash\nset -euo pipefail\ncd \"$(dirname \
+                         \"${BASH_SOURCE[0]}\")\"\nnode --test --test-reporter=tap \\\n  \
+                         tests/slugify.test.js || status=$?\n";
+        // The script at `test.sh`, what it leaves out.
+        let cases: &[(&str, Vec<Left>)] = &[
+            // Nor the node file it does not name.
+            (
+                node_only,
+                [
+                    unrun("node:test", &["tests/edge.test.js"]),
+                    unrun("pytest", &["tests/test_slug.py"]),
+                ]
+                .concat(),
+            ),
+            ("node --test\npython3 -m pytest -q\n", Vec::new()),
+            ("bash tests/run_all.sh\n", Vec::new()),
+            ("node --test\npython3 tests/test_slug.py\n", Vec::new()),
+            ("npm test && pytest\n", Vec::new()),
+            (
+                "pytest\n",
+                // The package's test script too, which it does not run either.
+                unrun(
+                    "node:test",
+                    &[
+                        "package.json",
+                        "tests/slugify.test.js",
+                        "tests/edge.test.js",
+                    ],
+                ),
+            ),
+        ];
+        for (script, expected) in cases {
+            let (dir, files) = setup(&[
+                ("test.sh", script),
+                ("tests/run_all.sh", "node --test tests/\npytest tests\n"),
+                ("package.json", r#"{"scripts":{"test":"node --test"}}"#),
+                ("tests/slugify.test.js", NODE_TEST),
+                ("tests/edge.test.js", EDGE),
+                ("tests/test_slug.py", "def test_slug():\n    assert False\n"),
+            ]);
+            let resolution = detect(&Fake::all(), &dir, &files);
+            let suite = found(resolution.clone());
+            assert_eq!(
+                (suite.source, suite.command.as_str()),
+                (SuiteSource::Conventional, "bash test.sh")
+            );
+            assert_eq!(unrun_of(&resolution), *expected, "{script}");
+        }
+        let (dir, files) = setup(&[
+            ("tests/test.sh", node_only),
+            ("tests/slugify.test.js", NODE_TEST),
+            ("tests/test_slug.py", "def test_slug():\n    assert False\n"),
+        ]);
+        assert_eq!(
+            detect(&Fake::all(), &dir, &files)
+                .tests_not_run()
+                .as_deref(),
+            Some(
+                "tests not run: tests/test_slug.py (pytest); the suite ran `bash tests/test.sh`; \
+                 declare `test-suite` in SKILL.md to run them all"
+            )
+        );
+        // Declared, the same script is the author's word: nothing is named as left out.
+        let root = dir.path().canonicalize().expect("canon");
+        let meta = SkillMeta {
+            test_suite: Some("tests/test.sh".into()),
+            ..SkillMeta::default()
+        };
+        assert_eq!(
+            resolve_on(&Fake::all(), &root, &root, &meta, &files).tests_not_run(),
+            None
+        );
     }
 
     #[test]

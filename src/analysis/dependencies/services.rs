@@ -257,6 +257,17 @@ pub fn of_host(host: &str) -> Option<&'static Service> {
         .map(|(service, _)| service)
 }
 
+/// Command-line clients that call one service's API whatever they act on.
+const PROGRAMS: &[(&str, &str)] = &[("gh", "github")];
+
+/// The service a command-line client calls: `gh` → `github`.
+pub fn of_program(program: &str) -> Option<&'static Service> {
+    PROGRAMS
+        .iter()
+        .find(|(name, _)| *name == program)
+        .and_then(|(_, service)| named(service))
+}
+
 /// The service named `name` (a declared dependency: `notion`, `Stripe`).
 pub fn named(name: &str) -> Option<&'static Service> {
     let name = normalise(name);
@@ -323,6 +334,8 @@ mod tests {
         assert_eq!(host("raw.githubusercontent.com"), Some("github"));
         assert_eq!(host("notstripe.com"), None);
         assert_eq!(named("Stripe").map(|s| s.name), Some("stripe"));
+        assert_eq!(of_program("gh").map(|s| s.name), Some("github"));
+        assert!(of_program("git").is_none());
     }
 
     #[test]
