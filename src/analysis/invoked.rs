@@ -1452,7 +1452,7 @@ mod tests {
         );
         assert!(!read(&Source::new("nested.sh", &nested)).commands.is_empty());
         let elapsed = started.elapsed();
-        assert!(elapsed < std::time::Duration::from_secs(20), "{elapsed:?}");
+        assert!(elapsed < std::time::Duration::from_secs(60), "{elapsed:?}");
     }
 
     #[test]
@@ -1469,7 +1469,7 @@ mod tests {
         let found = read(&Source::new("open.js", &open_calls)).commands.len();
         assert!((1..=16 * 50).contains(&found), "{found}");
         let elapsed = started.elapsed();
-        assert!(elapsed < std::time::Duration::from_secs(10), "{elapsed:?}");
+        assert!(elapsed < std::time::Duration::from_secs(30), "{elapsed:?}");
     }
 
     #[test]

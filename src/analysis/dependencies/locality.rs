@@ -113,6 +113,7 @@ pub(super) fn local_only(lines: &[CodeLine<'_>], ctx: Context) -> HashSet<&'stat
             None => unreadable.extend(libraries),
         }
     }
+    constants.keep_bound_once(lines);
     // One pass per distinct name, skipping every line that imports it.
     let mut names: HashMap<(&'static str, &str), HashSet<u32>> = HashMap::new();
     for binding in &bindings {
@@ -184,6 +185,201 @@ impl Constants {
             }
         }
     }
+}
+
+impl Constants {
+    /// Keep only the names bound exactly once in the file: a name assigned again (`BASE +=
+    /// ".evil.io"`), a destructuring or tuple target (`[BASE] = [process.env.SINK]`), a
+    /// parameter (`def push(BASE):`), a `for`/`with`/`as`/`except` target, `global`/`nonlocal`,
+    /// a second `let`/`var` is another value under the same name, so none is trusted.
+    fn keep_bound_once(&mut self, lines: &[CodeLine<'_>]) {
+        if self.local.is_empty() {
+            return;
+        }
+        let mut counts: HashMap<String, usize> = HashMap::new();
+        let mut in_parameters = 0usize;
+        for line in lines {
+            if !matches!(line.lang, Lang::Python | Lang::JavaScript) {
+                continue;
+            }
+            // A parameter list continued from an earlier line: every name on it is bound.
+            let continued = in_parameters > 0;
+            in_parameters = open_parameters(line.text, in_parameters);
+            for name in self.local.keys() {
+                let binds = if continued {
+                    has_word(line.text, name)
+                } else {
+                    binds(line.text, name)
+                };
+                if binds {
+                    *counts.entry(name.clone()).or_default() += 1;
+                }
+            }
+        }
+        self.local
+            .retain(|name, _| counts.get(name).copied().unwrap_or(0) == 1);
+    }
+}
+
+/// The depth of a parameter list still open after `text`, given the depth before it
+/// (`def push(\n    BASE,\n):`).
+fn open_parameters(text: &str, depth: usize) -> usize {
+    let mut depth = depth;
+    let opens = depth > 0
+        || ["def ", "function", "lambda", "catch"]
+            .iter()
+            .any(|k| text.contains(k));
+    if !opens {
+        return 0;
+    }
+    for c in text.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    depth
+}
+
+/// The places of `name` on a line as a word (not an attribute, `self.BASE`).
+fn word_places(text: &str, name: &str) -> Vec<usize> {
+    let ident = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find(name) {
+        let at = from + at;
+        from = at + name.len();
+        let before = text[..at].chars().next_back();
+        if before.is_some_and(|c| ident(c) || c == '.') || text[from..].starts_with(ident) {
+            continue;
+        }
+        found.push(at);
+    }
+    found
+}
+
+fn has_word(text: &str, name: &str) -> bool {
+    !word_places(text, name).is_empty()
+}
+
+/// Whether a line binds `name`: assigns it (`=`, `+=`, `:=`, `: str =`), destructures into it,
+/// declares it (`let`, `var`, `const`, `global`, `nonlocal`, `import … as`), or takes it as a
+/// parameter or a `for`/`with`/`except` target. When unsure, it binds.
+fn binds(text: &str, name: &str) -> bool {
+    let trimmed = text.trim_start();
+    let keyword = |k: &str| {
+        trimmed
+            .strip_prefix(k)
+            .is_some_and(|r| r.starts_with([' ', '(', '\t']))
+    };
+    let declares = ["global", "nonlocal", "import", "from", "class"]
+        .iter()
+        .any(|k| keyword(k));
+    let declaration = ["let", "var", "const"].iter().any(|k| keyword(k));
+    let assignment = first_assignment(text);
+    let loops = keyword("for") || keyword("async for");
+    for at in word_places(text, name) {
+        let before = &text[..at];
+        let after = text[at + name.len()..].trim_start();
+        // `BASE = …`, `BASE += …`, `BASE := …`, `BASE: str = …`.
+        let op_end = after
+            .find(|c: char| {
+                !matches!(
+                    c,
+                    '+' | '-' | '*' | '/' | '%' | '&' | '|' | '^' | '@' | '?' | '<' | '>' | ':'
+                )
+            })
+            .unwrap_or(after.len());
+        let op = &after[..op_end];
+        let rest = &after[op_end..];
+        let assigns = rest.starts_with('=')
+            && !rest[1..].starts_with(['=', '>'])
+            && !matches!(op, "<" | ">" | "!" | "?");
+        let annotated = after.starts_with(':')
+            && !after.starts_with(":=")
+            && after.find('=').is_some_and(|eq| {
+                let typ = &after[1..eq];
+                !after[eq + 1..].starts_with('=')
+                    && typ.chars().all(|c| {
+                        c.is_alphanumeric() || matches!(c, '_' | '.' | '[' | ']' | ' ' | '|' | ',')
+                    })
+            });
+        // Left of a line's own `=` with no call there: `[BASE] = …`, `a, BASE = …`, `{ BASE } = …`.
+        let target = assignment.is_some_and(|eq| at < eq && !text[..eq].contains('('))
+            || (declaration && assignment.is_none_or(|eq| at < eq));
+        let as_target = before.trim_end().ends_with(" as") || before.trim_end() == "as";
+        let loop_target = loops
+            && [" in ", " of "]
+                .iter()
+                .filter_map(|w| text.find(w))
+                .min()
+                .is_none_or(|end| at < end);
+        let parameter = in_parameter_list(before)
+            || text[at..]
+                .find("=>")
+                .is_some_and(|arrow| !text[at..at + arrow].contains('('));
+        if assigns || annotated || target || as_target || loop_target || parameter || declares {
+            return true;
+        }
+    }
+    false
+}
+
+/// Where a line's first assignment `=` is (not `==`, `!=`, `<=`, `>=`, `=>`), outside strings.
+fn first_assignment(text: &str) -> Option<usize> {
+    let bytes = text.as_bytes();
+    let mut quote: Option<u8> = None;
+    for (at, &b) in bytes.iter().enumerate() {
+        if let Some(q) = quote {
+            if b == q {
+                quote = None;
+            }
+            continue;
+        }
+        match b {
+            b'"' | b'\'' | b'`' => quote = Some(b),
+            b'=' => {
+                let prev = at.checked_sub(1).map(|i| bytes[i]);
+                let next = bytes.get(at + 1).copied();
+                if !matches!(prev, Some(b'=' | b'!' | b'<' | b'>'))
+                    && !matches!(next, Some(b'=' | b'>'))
+                {
+                    return Some(at);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Whether the end of `before` is inside the parameters of a `def`, `function`, `lambda` or
+/// `catch` on the same line.
+fn in_parameter_list(before: &str) -> bool {
+    if let Some(at) = before.rfind("lambda") {
+        let params = &before[at + "lambda".len()..];
+        if !params.contains(':') {
+            return true;
+        }
+    }
+    ["def ", "function", "catch"].iter().any(|k| {
+        before.rfind(k).is_some_and(|at| {
+            let mut depth = 0i32;
+            let mut opened = false;
+            for c in before[at..].chars() {
+                match c {
+                    '(' => {
+                        depth += 1;
+                        opened = true;
+                    }
+                    ')' => depth -= 1,
+                    _ => {}
+                }
+            }
+            opened && depth > 0
+        })
+    })
 }
 
 /// `Some(has_path)` when `value` is one plain string literal holding one local URL.

@@ -506,7 +506,7 @@ mod tests {
         let spans = message_spans(&deep);
         assert!(!spans.iter().any(|r| deep[r.clone()].contains("x.io")));
         assert!(
-            start.elapsed() < std::time::Duration::from_secs(2),
+            start.elapsed() < std::time::Duration::from_secs(10),
             "{:?}",
             start.elapsed()
         );
