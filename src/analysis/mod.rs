@@ -15,7 +15,7 @@ pub mod invoked;
 mod measure;
 pub mod native;
 pub mod risk;
-mod runs;
+pub(crate) mod runs;
 pub mod scan;
 pub mod secrets;
 pub mod sensitive;

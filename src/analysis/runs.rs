@@ -23,7 +23,7 @@ use super::syntax::{self, Grammar};
 use super::{Source, Sources};
 
 /// The language a program runs its file argument as.
-pub(super) fn runs_as(program: &str) -> Option<Lang> {
+pub(crate) fn runs_as(program: &str) -> Option<Lang> {
     if matches!(program, "." | "source") {
         return Some(Lang::Shell);
     }

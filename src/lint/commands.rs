@@ -165,34 +165,19 @@ const PLAIN_INFO: &[&str] = &[
     "nohighlight",
 ];
 
-/// Programs that run the file they are given: the shells, Python, JavaScript runtimes, Ruby,
-/// Perl, PHP, R, Lua.
+/// Programs that run the file they are given: those the analysis reads the file of
+/// (`analysis::runs::runs_as`: the shells, Python, JavaScript runtimes), and fish, Ruby, Perl,
+/// PHP, R, Lua, osascript. `source` and `.` read rather than run ([`is_reader`]).
 pub fn is_interpreter(program: &str) -> bool {
+    if matches!(program, "." | "source") {
+        return false;
+    }
     let stem = program.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.');
-    matches!(
-        stem,
-        "sh" | "bash"
-            | "zsh"
-            | "dash"
-            | "ksh"
-            | "ash"
-            | "mksh"
-            | "fish"
-            | "python"
-            | "pypy"
-            | "node"
-            | "nodejs"
-            | "deno"
-            | "bun"
-            | "tsx"
-            | "ts-node"
-            | "ruby"
-            | "perl"
-            | "php"
-            | "Rscript"
-            | "lua"
-            | "osascript"
-    )
+    crate::analysis::runs::runs_as(program).is_some()
+        || matches!(
+            stem,
+            "fish" | "ruby" | "perl" | "php" | "Rscript" | "lua" | "osascript"
+        )
 }
 
 /// Programs that read every file they are given.
