@@ -959,11 +959,24 @@ pub(crate) fn flag_duplicate_names(
             .iter()
             .find(|p| p.change.kind != ChangeKind::Deleted && p.change.skill.dir == skill.dir)
     };
+    let roots: Vec<Option<String>> = tree.skills.iter().map(|s| layout.root_of(&s.dir)).collect();
+    // Only a skill under the root of a gated one can share its name within that root: the
+    // others' `SKILL.md` files are not read (a run that gates one skill of thousands reads one
+    // root's).
+    let gated_roots: std::collections::HashSet<&Option<String>> = tree
+        .skills
+        .iter()
+        .zip(&roots)
+        .filter(|(skill, _)| gated(skill).is_some())
+        .map(|(_, root)| root)
+        .collect();
     let names: Vec<Option<String>> = tree
         .skills
         .iter()
-        .map(|skill| match gated(skill) {
+        .zip(&roots)
+        .map(|(skill, root)| match gated(skill) {
             Some(p) => p.meta.name.clone(),
+            None if !gated_roots.contains(root) => None,
             None => {
                 let file = skill.skill_file_path();
                 lint::read_skill_file(repo, &repo.join(&file), &file)
@@ -972,7 +985,6 @@ pub(crate) fn flag_duplicate_names(
             }
         })
         .collect();
-    let roots: Vec<Option<String>> = tree.skills.iter().map(|s| layout.root_of(&s.dir)).collect();
     let placed: Vec<lint::Placed<'_>> = tree
         .skills
         .iter()
