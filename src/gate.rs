@@ -285,6 +285,143 @@ impl GateRun {
     }
 }
 
+// ---- Reading results documents, and merging the shards of one run.
+
+/// Results documents are at most this big (a run of thousands of skills is a few MB).
+const MAX_DOCUMENT: u64 = 256 * 1024 * 1024;
+
+/// Why results documents could not be read as one run.
+#[derive(Debug, thiserror::Error)]
+pub enum DocumentError {
+    #[error("failed to read {}: {source}", path.display())]
+    Read {
+        path: std::path::PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not a document of this schema; the message says how.
+    #[error("{}: {message}", path.display())]
+    Invalid {
+        path: std::path::PathBuf,
+        message: String,
+    },
+    #[error("no results document to read")]
+    Empty,
+    #[error("{} and {} are not from the same run: their {what} differs", first.display(), other.display())]
+    NotOneRun {
+        first: std::path::PathBuf,
+        other: std::path::PathBuf,
+        what: &'static str,
+    },
+    #[error("{}: skill {dir} is also in another document (shards overlap)", path.display())]
+    Overlap {
+        path: std::path::PathBuf,
+        dir: String,
+    },
+}
+
+impl RunInfo {
+    /// What two shards of one run must agree on, the first that differs named: `None` when
+    /// `other` is of the same run.
+    fn differs_from(&self, other: &RunInfo) -> Option<&'static str> {
+        [
+            ("repository", self.repository == other.repository),
+            ("pull request", self.pull_request == other.pull_request),
+            ("head commit", self.head == other.head),
+            ("base commit", self.base == other.base),
+            ("scope", self.scope == other.scope),
+            (
+                "pull request head",
+                self.pull_request_head == other.pull_request_head,
+            ),
+        ]
+        .into_iter()
+        .find_map(|(what, equal)| (!equal).then_some(what))
+    }
+}
+
+impl GateRun {
+    /// The results document at `path`, of this schema, at most [`MAX_DOCUMENT`] bytes.
+    pub fn read(path: &std::path::Path) -> Result<Self, DocumentError> {
+        let invalid = |message: String| DocumentError::Invalid {
+            path: path.to_path_buf(),
+            message,
+        };
+        let read_error = |source| DocumentError::Read {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = std::fs::File::open(path).map_err(read_error)?;
+        let mut text = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::Read::take(file, MAX_DOCUMENT + 1), &mut text)
+            .map_err(read_error)?;
+        if text.len() as u64 > MAX_DOCUMENT {
+            return Err(invalid(format!("larger than {MAX_DOCUMENT} bytes")));
+        }
+        let value: serde_json::Value = serde_json::from_slice(&text).map_err(|e| {
+            invalid(format!(
+                "not JSON (line {}, column {}): {e}",
+                e.line(),
+                e.column()
+            ))
+        })?;
+        match value.get("schema").and_then(serde_json::Value::as_str) {
+            Some(SCHEMA) => {}
+            Some(other) => {
+                return Err(invalid(format!(
+                    "schema is `{other}`; this skillgate reads `{SCHEMA}`"
+                )));
+            }
+            None => return Err(invalid(format!("no `schema` key: not a {SCHEMA} document"))),
+        }
+        serde_json::from_value(value)
+            .map_err(|e| invalid(format!("not a valid {SCHEMA} document: {e}")))
+    }
+
+    /// One run from several documents of the same pull request and commit (matrix shards).
+    pub fn merge(paths: &[std::path::PathBuf]) -> Result<Self, DocumentError> {
+        let mut runs = paths.iter().map(|p| Self::read(p).map(|run| (p, run)));
+        let Some(first) = runs.next() else {
+            return Err(DocumentError::Empty);
+        };
+        let (first_path, mut merged) = first?;
+        for next in runs {
+            let (path, run) = next?;
+            if let Some(what) = merged.run.differs_from(&run.run) {
+                return Err(DocumentError::NotOneRun {
+                    first: first_path.clone(),
+                    other: path.clone(),
+                    what,
+                });
+            }
+            for skill in run.skills {
+                if let Some(other) = merged.skills.iter().find(|s| s.dir == skill.dir) {
+                    return Err(DocumentError::Overlap {
+                        path: path.clone(),
+                        dir: other.dir.clone(),
+                    });
+                }
+                merged.skills.push(skill);
+            }
+            // Run-level findings (a symlink loop under a skill root) are the same in every shard.
+            for finding in run.findings {
+                if !merged.findings.contains(&finding) {
+                    merged.findings.push(finding);
+                }
+            }
+            if run.run.started_at < merged.run.started_at {
+                merged.run.started_at = run.run.started_at;
+            }
+            if run.run.finished_at > merged.run.finished_at {
+                merged.run.finished_at = run.run.finished_at;
+            }
+        }
+        merged.skills.sort_by(|a, b| a.dir.cmp(&b.dir));
+        merged.summary = Self::summarize(&merged.skills);
+        Ok(merged)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

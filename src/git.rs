@@ -442,6 +442,132 @@ fn parse_name_status(out: &str) -> Vec<FileChange> {
     changes
 }
 
+// ---- Questions `publish` and `audit` ask: a commit id as shown, the history between two
+// ---- commits, a commit's files written out, a tag name checked.
+
+/// A commit id as shown: at most 12 bytes, cut on a character (a document's "sha" may be
+/// anything).
+pub fn short(sha: &str) -> &str {
+    let end = (0..=sha.len().min(12))
+        .rev()
+        .find(|&i| sha.is_char_boundary(i))
+        .unwrap_or(0);
+    &sha[..end]
+}
+
+/// Why a commit's files could not be written out.
+#[derive(Debug)]
+pub enum ExportError {
+    /// `git` did not start.
+    Spawn(std::io::Error),
+    /// `git` failed.
+    Git(GitError),
+}
+
+impl Git {
+    /// A `git` that runs no hook and no fsmonitor. The publishing job runs no code of the pull
+    /// request, so its user's config (proxies, credentials) is its own; what it reads of the
+    /// pull request is objects, and nothing in them runs.
+    fn quiet(&self) -> Command {
+        let mut cmd = Command::new(git_program());
+        cmd.arg("-C")
+            .arg(&self.repo)
+            .args([
+                "-c",
+                "core.hooksPath=/dev/null",
+                "-c",
+                "core.fsmonitor=false",
+                "-c",
+                "protocol.ext.allow=never",
+            ])
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env("GIT_OPTIONAL_LOCKS", "0");
+        cmd
+    }
+
+    /// What `git merge-base base head` prints, trimmed, when it succeeds.
+    pub fn merge_base(&self, base: &str, head: &str) -> Option<String> {
+        let out = self
+            .quiet()
+            .args(["merge-base", base, head])
+            .output()
+            .ok()?;
+        let sha = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+        out.status.success().then_some(sha)
+    }
+
+    /// Fetch `sha` from `origin` with its history (not one commit deep, which would make the
+    /// checkout shallow at it and hide where the branch left its base); git's message when it
+    /// fails.
+    pub fn fetch_with_history(&self, sha: &str) -> Result<(), String> {
+        let out = self
+            .quiet()
+            .args(["fetch", "--no-tags", "--quiet", "origin", sha])
+            .output()
+            .map_err(|err| err.to_string())?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).trim().to_owned())
+        }
+    }
+
+    /// Every file of `commit`, written out under `target` through the index file `index`: the
+    /// checkout, its index and its working tree are left as they were.
+    pub fn export_files(
+        &self,
+        commit: &str,
+        index: &Path,
+        target: &Path,
+    ) -> Result<(), ExportError> {
+        let mut prefix = target.as_os_str().to_owned();
+        prefix.push("/");
+        let run = |args: &[&OsStr]| -> Result<(), ExportError> {
+            // The files as git stores them: no filter of the runner's (a system-wide LFS smudge
+            // would download objects and change what is hashed), whatever the pull request's
+            // `.gitattributes` asks. The check job's checkout has LFS pointers too.
+            let out = self
+                .quiet()
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .env("GIT_ATTR_NOSYSTEM", "1")
+                .env("GIT_LFS_SKIP_SMUDGE", "1")
+                .args(["-c", "core.attributesFile=/dev/null"])
+                .env("GIT_INDEX_FILE", index)
+                .args(args)
+                .output()
+                .map_err(ExportError::Spawn)?;
+            if out.status.success() {
+                Ok(())
+            } else {
+                Err(ExportError::Git(GitError::Failed {
+                    args: args
+                        .iter()
+                        .map(|a| a.to_string_lossy())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    stderr: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+                }))
+            }
+        };
+        run(&["read-tree".as_ref(), commit.as_ref()])?;
+        run(&[
+            "checkout-index".as_ref(),
+            "--all".as_ref(),
+            "--force".as_ref(),
+            format!("--prefix={}", prefix.to_string_lossy()).as_ref(),
+        ])
+    }
+}
+
+/// Whether `tag` is a valid tag name, as `git check-ref-format` says.
+pub fn is_valid_tag_name(tag: &str) -> bool {
+    Command::new(git_program())
+        .args(["check-ref-format", &format!("refs/tags/{tag}")])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

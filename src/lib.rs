@@ -6,7 +6,6 @@
 #![warn(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)]
 
 pub mod analysis;
-pub mod attempt;
 pub mod audit;
 pub mod changes;
 pub mod cli;
@@ -23,6 +22,7 @@ pub mod git;
 pub mod github;
 pub mod glob;
 pub mod lint;
+pub mod pipeline;
 pub mod policy;
 pub mod progress;
 pub mod random;
@@ -35,6 +35,7 @@ pub mod skill;
 pub mod store;
 pub mod suite;
 pub mod untrusted;
+pub mod warning;
 mod xml_input;
 
 pub use error::Error;

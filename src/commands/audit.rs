@@ -8,11 +8,11 @@
 //! branch has none at its head) or the branch cannot be pushed; 2 no database file for
 //! `verify`, no branch for `compact`, or a malformed remote or tag name.
 
-use super::check::Outcome;
+use super::Outcome;
 use crate::cli::{AuditCommand, AuditCompactArgs, AuditFormat, AuditVerifyArgs};
 use crate::error::Error;
 use crate::exit_codes;
-use crate::store::{ChainReport, SchemaProblem, Store, TemplateProblem};
+use crate::pipeline::audit::{self, CompactRequest, Verified, VerifyRequest};
 
 pub const SCHEMA: &str = "skillgate.audit-verify/1";
 
@@ -24,34 +24,12 @@ pub fn run(command: &AuditCommand) -> Result<Outcome, Error> {
 }
 
 fn compact(args: &AuditCompactArgs) -> Result<Outcome, Error> {
-    let remote_ok = !args.remote.is_empty()
-        && !args.remote.starts_with('-')
-        && !args
-            .remote
-            .chars()
-            .any(|c| c.is_whitespace() || c.is_control());
-    if !remote_ok {
-        return Err(Error::usage(
-            format!("--remote {:?} is not a remote name", args.remote),
-            Some("name a remote of the checkout, as `git remote` lists them"),
-        ));
-    }
-    if let Some(tag) = &args.tag {
-        let valid = std::process::Command::new("git")
-            .args(["check-ref-format", &format!("refs/tags/{tag}")])
-            .status()
-            .is_ok_and(|s| s.success());
-        if !valid {
-            return Err(Error::usage(
-                format!("--tag {tag:?} is not a valid tag name"),
-                Some(
-                    "see `git check-ref-format`: no spaces, `..`, `~`, `^`, `:` or trailing `.lock`",
-                ),
-            ));
-        }
-    }
-    let config = crate::config::Config::load(&args.repo, args.config.as_deref())?;
-    let done = crate::audit::compact(&config.audit, &args.repo, &args.remote, args.tag.as_deref())?;
+    let done = audit::compact(&CompactRequest {
+        repo: args.repo.clone(),
+        config: args.config.clone(),
+        remote: args.remote.clone(),
+        tag: args.tag.clone(),
+    })?;
     let squashed = done.squashed.map_or_else(
         || "its history (not counted: the checkout is shallow)".to_owned(),
         |n| format!("{n} commits"),
@@ -74,37 +52,13 @@ fn compact(args: &AuditCompactArgs) -> Result<Outcome, Error> {
 }
 
 fn verify(args: &AuditVerifyArgs) -> Result<Outcome, Error> {
-    let path = match &args.db {
-        Some(db) => db.clone(),
-        None => {
-            let config = crate::config::Config::load(&args.repo, None)?;
-            args.repo.join(&config.audit.db)
-        }
-    };
-    if !path.is_file() {
-        return Err(Error::usage(
-            format!("no audit database at {}", path.display()),
-            Some("pass --db FILE, or --repo DIR of a repository where `skillgate check` ran"),
-        ));
-    }
-    let store = Store::open_read_only(&path)?;
-    let schema = store.schema_problems()?;
-    let report = store.verify_chain()?;
-    // Templates are read only from skillgate's own table: in a foreign schema they may be a
-    // view or missing, and the schema problem is already the finding.
-    let templates = if schema.is_empty() {
-        store.template_problems()?
-    } else {
-        Vec::new()
-    };
-    let findings = Findings {
-        schema: &schema,
-        templates: &templates,
-        chain: &report,
-    };
+    let findings = audit::verify(&VerifyRequest {
+        repo: args.repo.clone(),
+        db: args.db.clone(),
+    })?;
     let stdout = match args.format {
         AuditFormat::Text => text(&findings),
-        AuditFormat::Json => json(&findings, &path.display().to_string()),
+        AuditFormat::Json => json(&findings, &findings.db.display().to_string()),
     };
     Ok(Outcome {
         stdout,
@@ -117,30 +71,8 @@ fn verify(args: &AuditVerifyArgs) -> Result<Outcome, Error> {
     })
 }
 
-/// Everything `verify` found, the schema first: a planted trigger explains the rows after it.
-struct Findings<'a> {
-    schema: &'a [SchemaProblem],
-    templates: &'a [TemplateProblem],
-    chain: &'a ChainReport,
-}
-
-impl Findings<'_> {
-    fn is_intact(&self) -> bool {
-        self.schema.is_empty() && self.templates.is_empty() && self.chain.is_intact()
-    }
-
-    fn messages(&self) -> Vec<String> {
-        self.schema
-            .iter()
-            .map(ToString::to_string)
-            .chain(self.templates.iter().map(ToString::to_string))
-            .chain(self.chain.breaks.iter().map(ToString::to_string))
-            .collect()
-    }
-}
-
-fn text(findings: &Findings<'_>) -> String {
-    let report = findings.chain;
+fn text(findings: &Verified) -> String {
+    let report = &findings.chain;
     let rows = match report.rows {
         1 => "1 row".to_owned(),
         n => format!("{n} rows"),
@@ -165,8 +97,8 @@ fn text(findings: &Findings<'_>) -> String {
     out
 }
 
-fn json(findings: &Findings<'_>, db: &str) -> String {
-    let report = findings.chain;
+fn json(findings: &Verified, db: &str) -> String {
+    let report = &findings.chain;
     let with_message = |value: serde_json::Value, message: String| {
         let mut value = value;
         value["message"] = message.into();

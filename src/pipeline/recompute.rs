@@ -6,21 +6,23 @@
 //! ones the document's job tested.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use crate::changes::{ChangeKind, SkillChange};
 use crate::config::{Config, SelfReported};
 use crate::discover::Layout;
 use crate::error::Error;
 use crate::gate::{CoverageReport, FailedTest, GateRun, SkillResult, SuiteReport, TestResults};
-use crate::git::Git;
+use crate::git::{ExportError, Git, short};
 use crate::policy::template::CategoryTemplate;
 use crate::signals::SuiteSignal;
 use crate::skill::Finding;
 use crate::store::Store;
 use crate::suite::{Resolution, Suite};
 
-use super::check::{self, BaseReader, Evidence, Prepared};
+use super::assess::{assess, policy_for};
+use super::evidence::Evidence;
+use super::prepare::{Prepared, flag_duplicate_names, prepare};
+use super::scope::{BaseReader, relative_change, repo_prefix, strip};
 
 /// The commits to gate between, from what the publishing job trusts.
 pub struct Revisions<'a> {
@@ -58,7 +60,7 @@ pub fn recompute(
             Some("check out the repository in the publishing job (actions/checkout); publish fetches the head itself"),
         )
     })?;
-    let prefix = check::repo_prefix(&git, repo)?;
+    let prefix = repo_prefix(&git, repo)?;
     let head = have_commit(&git, revisions.head, "head")?;
     let base = match (revisions.pull_base, &document.run.base) {
         // What the pull request changed: from where its branch left the base, as GitHub's
@@ -70,8 +72,8 @@ pub fn recompute(
                 Error::usage(
                     format!(
                         "cannot tell where the pull request's branch ({}) left its base ({}): the checkout lacks their shared history",
-                        check::short(&head),
-                        check::short(&pull_base)
+                        short(&head),
+                        short(&pull_base)
                     ),
                     Some("check out with history in the publishing job (actions/checkout with `fetch-depth: 0`)"),
                 )
@@ -98,11 +100,11 @@ pub fn recompute(
             let files: Vec<_> = git
                 .changes(base, Some(&head))?
                 .into_iter()
-                .filter_map(|change| check::relative_change(change, &prefix))
+                .filter_map(|change| relative_change(change, &prefix))
                 .collect();
             let base_files = git.files_at(base)?;
             let base_found =
-                layout.find_in_paths(base_files.iter().filter_map(|p| check::strip(p, &prefix)));
+                layout.find_in_paths(base_files.iter().filter_map(|p| strip(p, &prefix)));
             let files = crate::changes::through_links(&found.links, &files);
             // As `check` gates them: a changed file in a directory no root covers too.
             let changes = crate::changes::gated_changes(&layout, &found, &base_found, &files);
@@ -126,9 +128,9 @@ pub fn recompute(
     });
     let mut prepared: Vec<Prepared> = changes
         .iter()
-        .map(|change| check::prepare(&root, &found, change, reader.as_ref(), config))
+        .map(|change| prepare(&root, &found, change, reader.as_ref(), config))
         .collect::<Result<_, _>>()?;
-    check::flag_duplicate_names(&root, config, &found, &mut prepared);
+    flag_duplicate_names(&root, config, &found, &mut prepared);
     let trust = match config.policy.self_reported_tests {
         Some(mode) => mode,
         None if revisions.fork => SelfReported::Escalate,
@@ -139,8 +141,8 @@ pub fn recompute(
         let reported = document.skills.iter().find(|s| s.dir == p.change.skill.dir);
         let evidence = evidence(&p, reported, trust, revisions);
         let previous = store.previous_coverage(&p.change, &p.name)?;
-        let policy = check::policy_for(&p, config, templates);
-        skills.push(check::assess(p, evidence, policy, previous));
+        let policy = policy_for(&p, config, templates);
+        skills.push(assess(p, evidence, policy, previous));
     }
     let mut run = document.run.clone();
     run.base = base;
@@ -187,11 +189,8 @@ fn evidence(
     if reported.content_hash.is_none() || reported.content_hash != p.content_hash {
         evidence.suite = unverified(format!(
             "the results document tested other files than the pull request's head (content {}, head {})",
-            reported
-                .content_hash
-                .as_deref()
-                .map_or("unknown", check::short),
-            p.content_hash.as_deref().map_or("unknown", check::short),
+            reported.content_hash.as_deref().map_or("unknown", short),
+            p.content_hash.as_deref().map_or("unknown", short),
         ));
         return evidence;
     }
@@ -323,7 +322,7 @@ fn have_commit(git: &Git, sha: &str, what: &str) -> Result<String, Error> {
         Error::usage(
             format!(
                 "publish reads the pull request's files from git, and its {what} commit {} is not in the checkout and could not be fetched: {err}",
-                check::short(sha)
+                short(sha)
             ),
             Some("check out the repository in the publishing job (actions/checkout, `fetch-depth: 0`)"),
         )
@@ -333,49 +332,16 @@ fn have_commit(git: &Git, sha: &str, what: &str) -> Result<String, Error> {
 
 /// The commit where `head`'s history left `base`'s.
 fn merge_base(git: &Git, base: &str, head: &str) -> Option<String> {
-    let out = quiet_git(git.toplevel())
-        .args(["merge-base", base, head])
-        .output()
-        .ok()?;
-    let sha = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    (out.status.success() && crate::github::event::is_sha(&sha)).then_some(sha)
+    git.merge_base(base, head)
+        .filter(|sha| crate::github::event::is_sha(sha))
 }
 
-/// Fetch `sha` from `origin` with its history (not one commit deep, which would make the
-/// checkout shallow at it and hide where the branch left its base).
+/// Fetch `sha` from `origin` with its history.
 fn fetch_history(git: &Git, sha: &str) -> Result<(), String> {
     if !crate::github::event::is_sha(sha) {
         return Err(format!("`{sha}` is not a commit id"));
     }
-    let out = quiet_git(git.toplevel())
-        .args(["fetch", "--no-tags", "--quiet", "origin", sha])
-        .output()
-        .map_err(|err| err.to_string())?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).trim().to_owned())
-    }
-}
-
-/// A `git` that runs no hook and no fsmonitor. The publishing job runs no code of the pull
-/// request, so its user's config (proxies, credentials) is its own; what it reads of the pull
-/// request is objects, and nothing in them runs.
-fn quiet_git(repo: &Path) -> Command {
-    let mut cmd = Command::new(crate::git::git_program());
-    cmd.arg("-C")
-        .arg(repo)
-        .args([
-            "-c",
-            "core.hooksPath=/dev/null",
-            "-c",
-            "core.fsmonitor=false",
-            "-c",
-            "protocol.ext.allow=never",
-        ])
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_OPTIONAL_LOCKS", "0");
-    cmd
+    git.fetch_with_history(sha)
 }
 
 impl HeadTree {
@@ -388,43 +354,11 @@ impl HeadTree {
             .map_err(|err| Error::io("create a directory in", std::env::temp_dir(), err))?;
         let index = dir.path().join("index");
         let tree = dir.path().join("tree");
-        let mut target = tree.clone().into_os_string();
-        target.push("/");
-        let run = |args: &[&std::ffi::OsStr]| -> Result<(), Error> {
-            // The files as git stores them: no filter of the runner's (a system-wide LFS smudge
-            // would download objects and change what is hashed), whatever the pull request's
-            // `.gitattributes` asks. The check job's checkout has LFS pointers too.
-            let out = quiet_git(git.toplevel())
-                .env("GIT_CONFIG_NOSYSTEM", "1")
-                .env("GIT_CONFIG_GLOBAL", "/dev/null")
-                .env("GIT_ATTR_NOSYSTEM", "1")
-                .env("GIT_LFS_SKIP_SMUDGE", "1")
-                .args(["-c", "core.attributesFile=/dev/null"])
-                .env("GIT_INDEX_FILE", &index)
-                .args(args)
-                .output()
-                .map_err(|err| Error::io("run git in", git.toplevel(), err))?;
-            if out.status.success() {
-                Ok(())
-            } else {
-                Err(crate::git::GitError::Failed {
-                    args: args
-                        .iter()
-                        .map(|a| a.to_string_lossy())
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    stderr: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
-                }
-                .into())
-            }
-        };
-        run(&["read-tree".as_ref(), commit.as_ref()])?;
-        run(&[
-            "checkout-index".as_ref(),
-            "--all".as_ref(),
-            "--force".as_ref(),
-            format!("--prefix={}", target.to_string_lossy()).as_ref(),
-        ])?;
+        git.export_files(commit, &index, &tree)
+            .map_err(|err| match err {
+                ExportError::Spawn(err) => Error::io("run git in", git.toplevel(), err),
+                ExportError::Git(err) => err.into(),
+            })?;
         std::fs::create_dir_all(&tree).map_err(|err| Error::io("create", &tree, err))?;
         let _ = std::fs::remove_file(&index);
         // Files are read only inside the repository, compared canonically (a TMPDIR behind a
