@@ -1,5 +1,5 @@
-//! Which skills a run gates: every one, or those changed between the base and the head (through
-//! git, or the API when a shallow checkout lacks the base); then `--skill`.
+//! Which skills a run gates, in which checkout: every skill, or those changed between the base
+//! and the head (through git, or the API when a shallow checkout lacks the base); then `--skill`.
 
 use std::path::{Path, PathBuf};
 
