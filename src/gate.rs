@@ -288,7 +288,7 @@ impl GateRun {
 // ---- Reading results documents, and merging the shards of one run.
 
 /// Results documents are at most this big (a run of thousands of skills is a few MB).
-const MAX_DOCUMENT: u64 = 256 * 1024 * 1024;
+pub const MAX_DOCUMENT: u64 = 256 * 1024 * 1024;
 
 /// Why results documents could not be read as one run.
 #[derive(Debug, thiserror::Error)]
