@@ -1,5 +1,13 @@
 //! The layering of #16, enforced: every `crate::` path in `src/` (outside `#[cfg(test)]` code)
-//! must point down the layer table below. Std only: a small Rust tokenizer, no parser crate.
+//! must keep to the layer table below. Std only: a small Rust tokenizer, no parser crate.
+//!
+//! - R1: no import cycle among top-level modules.
+//! - R2: pure layers and domain modules never import an edge, pipeline, commands, cli or error.
+//! - R3: only `main.rs` and `commands/` import `cli`; only `main.rs` imports `commands`; only
+//!   `commands/` (and the pipeline's own level: `error`, `attempt`) import `pipeline`.
+//! - R4: no `commands/x.rs` imports `commands/y.rs`.
+//! - R5: edges never import pipeline, commands, cli or error.
+//! - R6: `render` never imports `lint`, `discover` or `suite`.
 //!
 //! An "import" is any path that reaches another top-level module: `use crate::a::b;`, grouped
 //! `use crate::{a::{b, c}, d};`, inline `crate::a::f()`, and `super::` paths that climb out of a
