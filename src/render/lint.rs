@@ -3,10 +3,10 @@
 
 use std::fmt::Write;
 
-use super::inert;
 use super::text::clean;
 use crate::lint::Report;
 use crate::skill::Severity;
+use crate::untrusted::inert;
 
 /// `file:line:column: severity[rule]: message` per finding, then a count; inert in a log.
 pub fn lint_text(report: &Report) -> String {
