@@ -1,6 +1,6 @@
 //! `--fail-on`: which decisions make a run fail, that is, exit with a code other than 0.
 
-/// The decisions that fail the run (see [`crate::gate::GateRun::exit_code`]).
+/// The decisions that fail the run (see `GateRun::exit_code`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FailOn {
     /// A skill escalated, for a human, or in need of correction.
