@@ -9,12 +9,13 @@ pub mod git;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub use api::Landed;
+
 use crate::config::{AuditConfig, CommitMode};
 use crate::exit_codes;
 use crate::gate::GateRun;
 use crate::github::{ApiError, Client, GithubError, Repo, Retry, Session, Token};
 use crate::store::{Baseline, Store, StoreError};
-pub use api::Landed;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AuditError {
