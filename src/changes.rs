@@ -5,8 +5,17 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::discover::{self, Found, Layout, Link, SkillDir, Tree, owner};
-use crate::git::FileChange;
 use crate::skill::Finding;
+
+/// How one file changed between two commits: a line of `git diff --name-status`, or a file of
+/// a pull request's listing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileChange {
+    Added(String),
+    Modified(String),
+    Deleted(String),
+    Renamed { from: String, to: String },
+}
 
 /// How a gated skill changed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,7 +2,10 @@
 
 use std::path::PathBuf;
 
+use clap::builder::PossibleValue;
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::config::FailOn;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -332,9 +335,17 @@ pub enum OutputFormat {
     Json,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FailOn {
-    Review,
-    Correction,
-    Never,
+/// `--fail-on`'s values; the type is the domain's ([`crate::config::FailOn`]).
+impl ValueEnum for FailOn {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[Self::Review, Self::Correction, Self::Never]
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(PossibleValue::new(match self {
+            Self::Review => "review",
+            Self::Correction => "correction",
+            Self::Never => "never",
+        }))
+    }
 }

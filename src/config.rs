@@ -9,6 +9,14 @@ use std::time::Duration;
 
 use serde::{Deserialize, Deserializer};
 
+pub mod audit;
+mod fail_on;
+pub mod routing;
+
+pub use audit::{AuditConfig, CommitMode};
+pub use fail_on::FailOn;
+pub use routing::{Route, Routing};
+
 /// The file looked for at the repository root.
 pub const FILE_NAME: &str = ".skillgate.toml";
 
@@ -19,8 +27,8 @@ pub struct Config {
     pub runner: RunnerConfig,
     pub policy: PolicyConfig,
     pub lint: LintConfig,
-    pub routing: crate::routing::Routing,
-    pub audit: crate::audit::AuditConfig,
+    pub routing: Routing,
+    pub audit: AuditConfig,
 }
 
 /// `[lint]`: how strictly `SKILL.md` files are read.

@@ -65,8 +65,7 @@ impl Error {
             Self::Config(_) | Self::Usage { .. } => exit_codes::USAGE,
             Self::Git(err) if err.is_usage() => exit_codes::USAGE,
             Self::Github(crate::github::GithubError::Unavailable(_)) => exit_codes::USAGE,
-            Self::Audit(crate::audit::AuditError::NoBranch { .. }) => exit_codes::USAGE,
-            Self::Audit(crate::audit::AuditError::Broken { .. }) => exit_codes::CORRECTION_NEEDED,
+            Self::Audit(err) => err.exit_code(),
             _ => exit_codes::ERROR,
         }
     }
@@ -82,5 +81,19 @@ impl Error {
             Self::Audit(err) => err.help(),
             _ => None,
         }
+    }
+}
+
+// #16 shim: remove at merge. `commands/publish.rs` matches `Trail::commit`'s error as the
+// top-level one; once it matches `AuditError` (from `Trail::commit_run`), this goes.
+impl crate::audit::Trail {
+    /// [`crate::audit::Trail::commit_run`], its error wrapped in the top-level one.
+    pub fn commit(
+        &mut self,
+        run: &crate::gate::GateRun,
+        changed: bool,
+        keep_dir: &std::path::Path,
+    ) -> Result<Option<String>, Error> {
+        Ok(self.commit_run(run, changed, keep_dir)?)
     }
 }

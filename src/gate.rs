@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::secrets::redact_text;
 
 use crate::changes::ChangeKind;
-use crate::cli::FailOn;
+use crate::config::FailOn;
 use crate::exit_codes;
 use crate::policy::{Decision, Verdict};
 use crate::results::{FailureKind, ReportFormat, TestRun};

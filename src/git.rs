@@ -12,6 +12,11 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+// #16 shim: remove at merge (`commands/check.rs` names `crate::git::FileChange`; then a plain
+// `use`).
+pub use crate::changes::FileChange;
 
 /// The programs the gate runs, found on `PATH` once, before any suite: a suite can write a
 /// directory on `PATH` (`~/.local/bin`) and plant a `git` that audit git mode would otherwise
@@ -41,6 +46,28 @@ fn programs() -> &'static Programs {
 /// first git command does it otherwise, and in every command today that is before any suite.
 pub(crate) fn resolve_git_early() {
     programs();
+}
+
+/// Set just before the first suite of this process starts: from then on `~/.gitconfig`, the
+/// checkout's `.git/config` and any writable directory on `PATH` may be a suite's.
+static SUITES_STARTED: AtomicBool = AtomicBool::new(false);
+
+/// Called by the runner just before the first suite starts: `git` is found on `PATH` now, and
+/// the user's and the checkout's git config are no longer read.
+pub(crate) fn suites_starting() {
+    resolve_git_early();
+    SUITES_STARTED.store(true, Ordering::SeqCst);
+}
+
+/// Whether a suite has started in this process (the git config may be a suite's since).
+pub fn suites_started() -> bool {
+    SUITES_STARTED.load(Ordering::SeqCst)
+}
+
+/// As if a suite had started: for tests of what the gate does after suites.
+#[cfg(test)]
+pub(crate) fn mark_suites_started() {
+    SUITES_STARTED.store(true, Ordering::SeqCst);
 }
 
 /// The absolute path of the `git` the gate runs.
@@ -187,15 +214,6 @@ impl GitError {
     }
 }
 
-/// One line of `git diff --name-status`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FileChange {
-    Added(String),
-    Modified(String),
-    Deleted(String),
-    Renamed { from: String, to: String },
-}
-
 pub struct Git {
     repo: PathBuf,
 }
@@ -224,7 +242,7 @@ impl Git {
     /// the [`hardened`] one after (the checkout's config may be a suite's by then; every
     /// question today is asked before, this only keeps a later one safe).
     fn command(&self) -> Command {
-        let mut cmd = if crate::runner::suites_started() {
+        let mut cmd = if suites_started() {
             let mut safe = OsString::from("safe.directory=");
             safe.push(&self.repo);
             let mut cmd = hardened();

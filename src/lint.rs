@@ -12,10 +12,10 @@ pub mod scripts;
 
 use std::path::Path;
 
-use serde::{Deserialize, Serialize};
-
 use crate::config::LintConfig;
 use crate::discover::SkillDir;
+// #16 shim: remove at merge (`commands/lint.rs` and `commands/check.rs` import them from here).
+pub use crate::skill::lint_report::{Linted, Report};
 use crate::skill::{self, Finding, Severity, SkillMeta};
 
 /// A rule: its id (what findings carry), its severity, and what it asks.
@@ -161,79 +161,6 @@ pub const RULES: &[Rule] = &[
 /// The rule with this id.
 pub fn rule_by_id(id: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.id == id)
-}
-
-/// The version of the document `skillgate lint --format json` prints.
-pub const REPORT_SCHEMA: &str = "skillgate.lint/1";
-
-/// What `skillgate lint` found: the skills it read, and every finding (theirs, then those of
-/// the search for them), each at its file, line and column.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Report {
-    pub schema: String,
-    /// Whether `[lint] strict` was on.
-    pub strict: bool,
-    pub summary: Summary,
-    pub skills: Vec<SkillEntry>,
-    pub findings: Vec<Finding>,
-}
-
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Summary {
-    pub skills: usize,
-    pub errors: usize,
-    pub warnings: usize,
-}
-
-/// One skill read.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SkillEntry {
-    /// Its `SKILL.md`, as findings name it.
-    pub file: String,
-    /// `name` from its frontmatter, when it has one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub name: Option<String>,
-    pub errors: usize,
-    pub warnings: usize,
-}
-
-impl Report {
-    /// `skills` with their findings, then findings that belong to no skill.
-    pub fn new(strict: bool, skills: Vec<(String, Linted)>, other: Vec<Finding>) -> Self {
-        let count = |findings: &[Finding], severity| {
-            findings.iter().filter(|f| f.severity == severity).count()
-        };
-        let mut entries = Vec::with_capacity(skills.len());
-        let mut findings = Vec::new();
-        for (file, linted) in skills {
-            entries.push(SkillEntry {
-                file,
-                name: linted.meta.name,
-                errors: count(&linted.findings, Severity::Error),
-                warnings: count(&linted.findings, Severity::Warning),
-            });
-            findings.extend(linted.findings);
-        }
-        findings.extend(other);
-        Self {
-            schema: REPORT_SCHEMA.to_owned(),
-            strict,
-            summary: Summary {
-                skills: entries.len(),
-                errors: count(&findings, Severity::Error),
-                warnings: count(&findings, Severity::Warning),
-            },
-            skills: entries,
-            findings,
-        }
-    }
-}
-
-/// A skill linted: its fields (default when its `SKILL.md` cannot be read) and its findings.
-#[derive(Debug, Clone, Default)]
-pub struct Linted {
-    pub meta: SkillMeta,
-    pub findings: Vec<Finding>,
 }
 
 /// Lint one skill. `skill.dir` is relative to `base` and names the skill's files in findings;

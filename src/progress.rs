@@ -8,39 +8,17 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::analysis::secrets::redact_text;
+// #16 shim: remove at merge (`main.rs` and `commands/check.rs` import `Progress` from here;
+// then a plain `use`).
+pub use crate::runner::Progress;
 use crate::runner::{Finished, Job};
 use crate::untrusted::printable;
-
-/// How often the live display redraws.
-pub const TICK: Duration = Duration::from_millis(100);
 
 /// The longest label shown, so a line never wraps and breaks the redraw.
 const MAX_LABEL_CHARS: usize = 48;
 
 /// The longest status shown.
 const MAX_STATUS_CHARS: usize = 160;
-
-/// Told as suites start and end. Called from the runner's tasks: implementations lock.
-pub trait Progress: Send + Sync {
-    /// A batch of `total` suites is about to run (the first run, then each round of retries).
-    fn begin(&self, total: usize) {
-        let _ = total;
-    }
-    fn started(&self, index: usize, job: &Job);
-    fn finished(&self, index: usize, job: &Job, finished: &Finished, timeout: Duration);
-    /// Every [`TICK`] while suites run.
-    fn tick(&self) {}
-    /// The run is over: leave the terminal as it was.
-    fn done(&self) {}
-}
-
-/// For runs nobody watches (tests, `parse`).
-pub struct Silent;
-
-impl Progress for Silent {
-    fn started(&self, _: usize, _: &Job) {}
-    fn finished(&self, _: usize, _: &Job, _: &Finished, _: Duration) {}
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Style {

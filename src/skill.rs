@@ -9,6 +9,8 @@ use sha2::{Digest, Sha256};
 
 use crate::frontmatter::{self, ErrorKind, Key, Node, Value};
 
+pub mod lint_report;
+
 /// A `SKILL.md` larger than this is refused: frontmatter plus instructions never need it.
 pub const MAX_SKILL_FILE_BYTES: u64 = 1 << 20;
 

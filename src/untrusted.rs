@@ -1,8 +1,12 @@
-//! Reading files a pull request controls: regular files only, inside the repository, capped in
-//! size. A symlink to `/dev/zero`, a FIFO or a file outside the checkout is refused, not read.
+//! What a pull request controls, handled with care. Its files are read as regular files only,
+//! inside the repository, capped in size: a symlink to `/dev/zero`, a FIFO or a file outside the
+//! checkout is refused, not read. Its text is made inert before it reaches a log or a terminal
+//! ([`inert`], [`printable`]).
 
 use std::io::Read;
 use std::path::Path;
+
+pub mod inert;
 
 /// Read `path` if it is a regular file (or a symlink to one) inside `repo`, at most `max` bytes.
 /// `repo` must be canonical. The error is a lowercase reason, ready for a finding.
@@ -41,12 +45,12 @@ pub fn read_file(repo: &Path, path: &Path, max: u64) -> Result<Vec<u8>, String> 
 /// Text from a skill made safe for a terminal or a log, on one line: control characters (a
 /// newline would start a workflow command, an escape a terminal sequence) and bidirectional
 /// controls shown as `?`, cut to `max` characters, and what could still start a workflow command
-/// (`::` first, `##[` anywhere) broken with a space (see [`crate::render::inert`]).
+/// (`::` first, `##[` anywhere) broken with a space (see [`inert`]).
 pub fn printable(text: &str, max: usize) -> String {
     let mut out: String = text
         .chars()
         .map(|c| {
-            if c.is_control() || crate::render::inert::is_bidi(c) {
+            if c.is_control() || inert::is_bidi(c) {
                 '?'
             } else {
                 c
@@ -57,7 +61,7 @@ pub fn printable(text: &str, max: usize) -> String {
     if text.chars().count() > max {
         out.push('…');
     }
-    crate::render::inert::text(&out)
+    inert::text(&out)
 }
 
 #[cfg(test)]

@@ -7,7 +7,8 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{Repo, git, run, skill};
-use skillgate::audit::{self, AuditConfig, CommitMode};
+use skillgate::audit;
+use skillgate::config::{AuditConfig, CommitMode};
 use skillgate::gate::GateRun;
 use skillgate::github::Session;
 use skillgate::store::Store;

@@ -8,7 +8,8 @@ mod common;
 use std::path::Path;
 
 use common::{Repo, git};
-use skillgate::audit::{self, AuditConfig, CommitMode};
+use skillgate::audit;
+use skillgate::config::{AuditConfig, CommitMode};
 use skillgate::gate::GateRun;
 use skillgate::git::Git;
 use skillgate::github::Session;

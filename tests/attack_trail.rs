@@ -12,7 +12,8 @@ use std::path::Path;
 use common::{run, skillgate};
 use rusqlite::Connection;
 use serde_json::{Map, Value};
-use skillgate::audit::{self, AuditConfig, Trail};
+use skillgate::audit::{self, Trail};
+use skillgate::config::AuditConfig;
 use skillgate::gate::GateRun;
 use skillgate::github::Session;
 use skillgate::store::Store;
@@ -49,7 +50,7 @@ fn session(fake: &FakeGitHub) -> Session {
     .expect("session")
 }
 
-fn connect(fake: &FakeGitHub) -> Result<Trail, skillgate::Error> {
+fn connect(fake: &FakeGitHub) -> Result<Trail, skillgate::audit::AuditError> {
     let repo = tempfile::tempdir().expect("tempdir");
     audit::connect(&AuditConfig::default(), &session(fake), repo.path())
         .map(|trail| trail.expect("a trail in api mode"))

@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 
 use common::{Repo, git, run, skillgate};
 use rusqlite::Connection;
+use skillgate::audit;
 use skillgate::audit::git::{Compacted, GitBranch};
-use skillgate::audit::{self, AuditConfig, CommitMode};
+use skillgate::config::{AuditConfig, CommitMode};
 use skillgate::gate::GateRun;
 use skillgate::github::Session;
 use skillgate::store::Store;

@@ -81,7 +81,7 @@ impl GitBranch {
         }
         // After a suite, `.git/config` and `~/.gitconfig` may be a suite's: its `insteadOf`
         // would send the pinned header wherever it likes.
-        if crate::runner::suites_started() {
+        if crate::git::suites_started() {
             return Err(self.fail(
                 &["ls-remote", "--get-url", "--", &self.remote],
                 format!(
@@ -498,7 +498,7 @@ mod tests {
                     header: None,
                 },
             ));
-        crate::runner::mark_suites_started();
+        crate::git::mark_suites_started();
         // Pinned before: still known. Never read before: `.git/config` may be a suite's now.
         branch("early").pin().expect("pinned before suites");
         let err = branch("late").pin().expect_err("read after a suite");

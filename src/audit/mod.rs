@@ -4,19 +4,18 @@
 //! own run (idempotency keys make that exact) and tries again.
 
 pub mod api;
-pub mod config;
 pub mod git;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use api::Landed;
-pub use config::{AuditConfig, CommitMode};
 
-use crate::error::Error;
+use crate::config::{AuditConfig, CommitMode};
+use crate::exit_codes;
 use crate::gate::GateRun;
-use crate::github::{ApiError, Client, Repo, Retry, Session, Token};
-use crate::store::{Baseline, Store};
+use crate::github::{ApiError, Client, GithubError, Repo, Retry, Session, Token};
+use crate::store::{Baseline, Store, StoreError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AuditError {
@@ -92,11 +91,44 @@ pub enum AuditError {
         #[source]
         source: std::io::Error,
     },
+    /// A file or directory of the run's own: a scratch copy, the kept results document.
+    #[error("failed to {action} {}: {source}", path.display())]
+    File {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The working copy, or a copy of the branch's file, as a database.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The API client the branch is read and committed through.
+    #[error(transparent)]
+    Github(#[from] GithubError),
 }
 
 impl AuditError {
+    fn file(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Self::File {
+            action,
+            path: path.into(),
+            source,
+        }
+    }
+
+    /// The process's exit code for this error (see [`crate::exit_codes`]).
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Self::NoBranch { .. } | Self::Github(GithubError::Unavailable(_)) => exit_codes::USAGE,
+            Self::Broken { .. } => exit_codes::CORRECTION_NEEDED,
+            _ => exit_codes::ERROR,
+        }
+    }
+
     pub fn help(&self) -> Option<&str> {
         match self {
+            Self::Store(err) => err.help(),
+            Self::Github(err) => err.help(),
             Self::Tampered { .. } => Some(
                 "something other than this run (a test suite, a script) changed the working copy of the audit database; the branch is as it was: run the gate again once that is fixed, and check `skillgate audit verify` on the branch's file",
             ),
@@ -250,7 +282,7 @@ impl std::fmt::Debug for Trail {
 /// Read, before any suite runs, what git mode needs from the checkout (the remote's URL and the
 /// credentials actions/checkout left): a suite can rewrite `.git/config`, and the trail is
 /// connected only once every suite has ended.
-pub fn pin(config: &AuditConfig, repo_dir: &Path) -> Result<(), Error> {
+pub fn pin(config: &AuditConfig, repo_dir: &Path) -> Result<(), AuditError> {
     if config.commit != CommitMode::Git {
         return Ok(());
     }
@@ -261,12 +293,9 @@ pub fn pin(config: &AuditConfig, repo_dir: &Path) -> Result<(), Error> {
         path: config.db.clone(),
     }
     .pin()
-    .map_err(|source| {
-        AuditError::Git {
-            branch: config.branch.clone(),
-            source,
-        }
-        .into()
+    .map_err(|source| AuditError::Git {
+        branch: config.branch.clone(),
+        source,
     })
 }
 
@@ -276,7 +305,7 @@ pub fn connect(
     config: &AuditConfig,
     session: &Session,
     repo_dir: &Path,
-) -> Result<Option<Trail>, Error> {
+) -> Result<Option<Trail>, AuditError> {
     let backend = match config.commit {
         CommitMode::None => return Ok(None),
         CommitMode::Api => {
@@ -300,14 +329,14 @@ fn api_backend(
     token: Token,
     repo: Repo,
     config: &AuditConfig,
-) -> Result<Backend, Error> {
+) -> Result<Backend, AuditError> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(crate::github::GithubError::Runtime)?;
+        .map_err(GithubError::Runtime)?;
     let client = runtime
         .block_on(async { Client::new(api_url, token, Retry::default()) })
-        .map_err(crate::github::GithubError::Api)?;
+        .map_err(GithubError::Api)?;
     Ok(Backend::Api(Box::new(ApiBackend {
         runtime,
         client,
@@ -318,7 +347,7 @@ fn api_backend(
 }
 
 impl Trail {
-    fn open(backend: Backend, attempts: u32) -> Result<Self, Error> {
+    fn open(backend: Backend, attempts: u32) -> Result<Self, AuditError> {
         let dir = private_dir("skillgate-audit-")?;
         let mut trail = Self {
             backend,
@@ -361,7 +390,7 @@ impl Trail {
     }
 
     /// Read the branch's head and its database into [`Trail::path`] (none: a fresh file).
-    fn reread(&mut self) -> Result<(), Error> {
+    fn reread(&mut self) -> Result<(), AuditError> {
         let path = self.path();
         for stale in [
             path.clone(),
@@ -372,7 +401,7 @@ impl Trail {
             match std::fs::remove_file(&stale) {
                 Ok(()) => {}
                 Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-                Err(err) => return Err(Error::io("replace", stale, err)),
+                Err(err) => return Err(AuditError::file("replace", stale, err)),
             }
         }
         self.head = self.backend.head()?;
@@ -394,8 +423,7 @@ impl Trail {
                     head: head.clone(),
                     path: self.backend.db_path().to_owned(),
                     start: preview(&bytes),
-                }
-                .into());
+                });
             }
             write_private(&path, &bytes)?;
             // What the branch holds must be skillgate's schema too: a trigger committed there
@@ -410,7 +438,7 @@ impl Trail {
         Ok(())
     }
 
-    fn tampered_branch(&self, head: &str, err: &crate::store::StoreError) -> AuditError {
+    fn tampered_branch(&self, head: &str, err: &StoreError) -> AuditError {
         AuditError::Tampered {
             branch: self.branch().to_owned(),
             message: format!(
@@ -424,7 +452,7 @@ impl Trail {
     /// Check the working copy before anything relies on it or commits it: the schema is
     /// skillgate's own, every row the branch held is there unchanged, and the chain has no
     /// break the branch did not have. Call it before reading decisions back from the copy.
-    pub fn validate(&self) -> Result<(), Error> {
+    pub fn validate(&self) -> Result<(), AuditError> {
         let path = self.path();
         if !path.exists() && self.read.is_none() {
             // A trail not created yet, and nothing recorded into it.
@@ -432,19 +460,16 @@ impl Trail {
         }
         Store::open_read_only(&path)?
             .validate(Some(&self.baseline))
-            .map_err(|err| {
-                AuditError::Tampered {
-                    branch: self.branch().to_owned(),
-                    message: err.to_string(),
-                }
-                .into()
+            .map_err(|err| AuditError::Tampered {
+                branch: self.branch().to_owned(),
+                message: err.to_string(),
             })
     }
 
     /// Record `run` again into a fresh copy of the branch's file and require the working copy
     /// to hold exactly those rows past what the branch held; the replay then becomes the
     /// working copy, so what is committed is the branch's file and this run, nothing else.
-    fn replay(&self, run: &GateRun) -> Result<(), Error> {
+    fn replay(&self, run: &GateRun) -> Result<(), AuditError> {
         let dir = private_dir("skillgate-replay-")?;
         let replay_path = dir.path().join("skills.db");
         if let Some(bytes) = &self.read {
@@ -468,24 +493,24 @@ impl Trail {
             match std::fs::remove_file(&stale) {
                 Ok(()) => {}
                 Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-                Err(err) => return Err(Error::io("replace", stale, err)),
+                Err(err) => return Err(AuditError::file("replace", stale, err)),
             }
         }
-        let bytes =
-            std::fs::read(&replay_path).map_err(|err| Error::io("read", &replay_path, err))?;
+        let bytes = std::fs::read(&replay_path)
+            .map_err(|err| AuditError::file("read", &replay_path, err))?;
         write_private(&path, &bytes)
     }
 
     /// Commit the database back when `changed`; on a lost race, re-read the branch, re-record
     /// `run` and try again, with jittered backoff. Returns the new commit, `None` when nothing
     /// changed. When every attempt loses, the results document is written to `keep_dir`.
-    pub fn commit(
+    pub fn commit_run(
         &mut self,
         run: &GateRun,
         changed: bool,
         keep_dir: &Path,
-    ) -> Result<Option<String>, Error> {
-        let reapply = |path: &Path| -> Result<(), Error> {
+    ) -> Result<Option<String>, AuditError> {
+        let reapply = |path: &Path| -> Result<(), AuditError> {
             Store::open(path)?.record(run)?;
             Ok(())
         };
@@ -499,19 +524,19 @@ impl Trail {
                 branch: self.branch().to_owned(),
                 attempts,
                 kept: keep(run, keep_dir)?,
-            }
-            .into()),
+            }),
         }
     }
 
     /// The commit loop for any change to the database: `reapply` makes the same change again
     /// on a freshly read copy after a lost race. `Some(Err(attempts))` when every attempt lost.
-    pub fn commit_with(
+    /// `reapply` is the caller's code, and fails with the caller's error.
+    pub fn commit_with<E: From<AuditError>>(
         &mut self,
         message: &str,
         changed: bool,
-        reapply: &dyn Fn(&Path) -> Result<(), Error>,
-    ) -> Result<Option<Result<String, u32>>, Error> {
+        reapply: &dyn Fn(&Path) -> Result<(), E>,
+    ) -> Result<Option<Result<String, u32>>, E> {
         // Nothing recorded: no commit (and no branch made for an empty database).
         if !changed {
             return Ok(None);
@@ -557,7 +582,7 @@ fn preview(bytes: &[u8]) -> String {
 }
 
 /// A directory only this user can list or open (0700), with a random name.
-pub(crate) fn private_dir(prefix: &str) -> Result<tempfile::TempDir, Error> {
+pub(crate) fn private_dir(prefix: &str) -> Result<tempfile::TempDir, AuditError> {
     let mut builder = tempfile::Builder::new();
     builder.prefix(prefix);
     #[cfg(unix)]
@@ -567,11 +592,11 @@ pub(crate) fn private_dir(prefix: &str) -> Result<tempfile::TempDir, Error> {
     }
     builder
         .tempdir()
-        .map_err(|err| Error::io("create a directory in", std::env::temp_dir(), err))
+        .map_err(|err| AuditError::file("create a directory in", std::env::temp_dir(), err))
 }
 
 /// Write `bytes` as a file only this user can read or write (0600).
-fn write_private(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+fn write_private(path: &Path, bytes: &[u8]) -> Result<(), AuditError> {
     use std::io::Write;
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);
@@ -583,7 +608,7 @@ fn write_private(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     options
         .open(path)
         .and_then(|mut file| file.write_all(bytes))
-        .map_err(|err| Error::io("write", path, err))
+        .map_err(|err| AuditError::file("write", path, err))
 }
 
 fn commit_message(run: &GateRun) -> String {
@@ -656,7 +681,7 @@ pub fn compact(
     repo_dir: &Path,
     remote: &str,
     tag: Option<&str>,
-) -> Result<Compaction, Error> {
+) -> Result<Compaction, AuditError> {
     let branch = git::GitBranch {
         dir: repo_dir.to_path_buf(),
         remote: remote.to_owned(),
@@ -692,8 +717,7 @@ pub fn compact(
                 branch: config.branch.clone(),
                 head,
                 first: first.to_string(),
-            }
-            .into());
+            });
         }
         let tag = tag.map_or_else(
             || format!("skillgate-audit-{}", head.get(..12).unwrap_or(&head)),
@@ -725,25 +749,21 @@ pub fn compact(
     Err(AuditError::CompactRaced {
         branch: config.branch.clone(),
         attempts,
-    }
-    .into())
+    })
 }
 
 /// The file as it will be committed: one file (no journal or WAL), whole (`integrity_check`).
-pub fn ready_bytes(path: &Path) -> Result<Vec<u8>, Error> {
+pub fn ready_bytes(path: &Path) -> Result<Vec<u8>, AuditError> {
     Store::open(path)?.prepare_for_commit()?;
-    std::fs::read(path).map_err(|source| {
-        AuditError::Io {
-            path: path.to_path_buf(),
-            source,
-        }
-        .into()
+    std::fs::read(path).map_err(|source| AuditError::Io {
+        path: path.to_path_buf(),
+        source,
     })
 }
 
 /// Write the results document where a later `publish` can find it.
-pub fn keep(run: &GateRun, dir: &Path) -> Result<PathBuf, Error> {
-    std::fs::create_dir_all(dir).map_err(|err| Error::io("create", dir, err))?;
+pub fn keep(run: &GateRun, dir: &Path) -> Result<PathBuf, AuditError> {
+    std::fs::create_dir_all(dir).map_err(|err| AuditError::file("create", dir, err))?;
     let name = format!(
         "unrecorded-{}-{}.json",
         run.run.run_id.as_deref().unwrap_or("local"),
@@ -751,7 +771,7 @@ pub fn keep(run: &GateRun, dir: &Path) -> Result<PathBuf, Error> {
     );
     let path = dir.join(name);
     std::fs::write(&path, crate::render::json(run))
-        .map_err(|err| Error::io("write", &path, err))?;
+        .map_err(|err| AuditError::file("write", &path, err))?;
     Ok(path)
 }
 

@@ -6,10 +6,11 @@ use sha2::{Digest, Sha256};
 
 use super::client::{ApiError, Client};
 use super::event::{PullRequest, Repo};
+use crate::config::Routing;
 use crate::gate::GateRun;
 use crate::policy::Verdict;
 use crate::render::{self, Annotation, COMMENT_MARKER};
-use crate::routing::{Reviewers, Routing};
+use crate::routing::Reviewers;
 
 /// The check run's name, found again by it on re-runs.
 pub const CHECK_NAME: &str = "skillgate";

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::client::{ApiError, Client, Retry, Token};
 use super::event::{Event, EventError, PullRequest, Repo};
-use crate::git::FileChange;
+use crate::changes::FileChange;
 
 /// GitHub's own cap on a pull request's file list.
 pub const PR_FILES_CAP: usize = 3_000;

@@ -17,7 +17,7 @@ const JOINER: char = '\u{200d}';
 pub fn markdown_text(text: &str) -> String {
     let chars: Vec<char> = text
         .chars()
-        .filter(|&c| !super::inert::is_bidi(c))
+        .filter(|&c| !crate::untrusted::inert::is_bidi(c))
         .filter_map(|c| match c {
             '\r' | '\n' | '\t' => Some(' '),
             c if c.is_control() => None,

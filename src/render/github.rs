@@ -4,10 +4,10 @@
 use serde::Serialize;
 
 use super::escape::markdown_text as esc;
-use super::inert::is_bidi;
 use super::markdown;
 use crate::gate::{GateRun, SkillResult};
 use crate::skill::Severity;
+use crate::untrusted::inert::is_bidi;
 
 /// The marker that finds the sticky comment again.
 pub const COMMENT_MARKER: &str = "<!-- skillgate:summary -->";

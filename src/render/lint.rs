@@ -3,10 +3,10 @@
 
 use std::fmt::Write;
 
-use super::inert;
 use super::text::clean;
-use crate::lint::Report;
 use crate::skill::Severity;
+use crate::skill::lint_report::Report;
+use crate::untrusted::inert;
 
 /// `file:line:column: severity[rule]: message` per finding, then a count; inert in a log.
 pub fn lint_text(report: &Report) -> String {
@@ -69,8 +69,8 @@ fn plural(n: usize, word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lint::Linted;
     use crate::skill::Finding;
+    use crate::skill::lint_report::Linted;
 
     #[test]
     fn one_line_per_finding_then_a_count() {

@@ -2,8 +2,9 @@
 
 use std::fmt::Write;
 
-use super::{cells, inert};
+use super::cells;
 use crate::gate::GateRun;
+use crate::untrusted::inert;
 
 const HEADERS: [&str; 6] = [
     "SKILL",

@@ -6,13 +6,12 @@ mod capture;
 mod env;
 mod group;
 mod interrupt;
+mod observer;
 mod run;
 mod workspace;
 
 pub use env::scrubbed_env;
 pub use interrupt::interrupted;
-pub use run::{Finished, Job, KILL_GRACE, RunnerError, Settings, run_all, suites_started};
+pub use observer::{Progress, Silent, TICK};
+pub use run::{Finished, Job, KILL_GRACE, RunnerError, Settings, run_all};
 pub use workspace::Workspace;
-
-#[cfg(test)]
-pub(crate) use run::mark_suites_started;

@@ -6,13 +6,12 @@ use std::os::fd::AsRawFd;
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::capture::capture;
 use super::group::{self, end_group, end_orphans, group_alive, guard_the_gate, signal_group};
 use super::interrupt;
-use crate::progress::{Progress, TICK};
+use super::observer::{Progress, TICK};
 
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::Semaphore;
@@ -112,22 +111,6 @@ impl Finished {
     }
 }
 
-/// Set just before the first suite of this process starts: from then on `~/.gitconfig`, the
-/// checkout's `.git/config` and any writable directory on `PATH` may be a suite's.
-static STARTED: AtomicBool = AtomicBool::new(false);
-
-/// Whether a suite has started in this process (see [`crate::git`], which stops reading the
-/// user's and the checkout's git config then).
-pub fn suites_started() -> bool {
-    STARTED.load(Ordering::SeqCst)
-}
-
-/// As if a suite had started: for tests of what the gate does after suites.
-#[cfg(test)]
-pub(crate) fn mark_suites_started() {
-    STARTED.store(true, Ordering::SeqCst);
-}
-
 /// Run every job, at most `settings.jobs` at once; results come back in the order of `jobs`.
 /// `progress` hears of each suite as it starts and ends.
 pub fn run_all(
@@ -151,9 +134,9 @@ pub fn run_all(
     if let Some(name) = interrupt::interrupted() {
         return Err(RunnerError::Interrupted(name));
     }
-    // The `git` every later git command runs is the one on `PATH` now, not one a suite plants.
-    crate::git::resolve_git_early();
-    STARTED.store(true, Ordering::SeqCst);
+    // The `git` every later git command runs is the one on `PATH` now, not one a suite plants,
+    // and it reads no git config a suite could write.
+    crate::git::suites_starting();
     progress.begin(jobs.len());
     guard_the_gate();
     runtime.block_on(async {
@@ -481,7 +464,7 @@ mod tests {
     }
 
     fn run_silent(jobs: Vec<Job>, settings: &Settings) -> Result<Vec<Finished>, RunnerError> {
-        let silent: Arc<dyn Progress> = Arc::new(crate::progress::Silent);
+        let silent: Arc<dyn Progress> = Arc::new(crate::runner::Silent);
         run_all(jobs, settings, &silent)
     }
 
