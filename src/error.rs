@@ -83,17 +83,3 @@ impl Error {
         }
     }
 }
-
-// #16 shim: remove at merge. `commands/publish.rs` matches `Trail::commit`'s error as the
-// top-level one; once it matches `AuditError` (from `Trail::commit_run`), this goes.
-impl crate::audit::Trail {
-    /// [`crate::audit::Trail::commit_run`], its error wrapped in the top-level one.
-    pub fn commit(
-        &mut self,
-        run: &crate::gate::GateRun,
-        changed: bool,
-        keep_dir: &std::path::Path,
-    ) -> Result<Option<String>, Error> {
-        Ok(self.commit_run(run, changed, keep_dir)?)
-    }
-}

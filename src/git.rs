@@ -14,9 +14,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-// #16 shim: remove at merge (`commands/check.rs` names `crate::git::FileChange`; then a plain
-// `use`).
-pub use crate::changes::FileChange;
+use crate::changes::FileChange;
 
 /// The programs the gate runs, found on `PATH` once, before any suite: a suite can write a
 /// directory on `PATH` (`~/.local/bin`) and plant a `git` that audit git mode would otherwise

@@ -14,8 +14,7 @@ use std::path::Path;
 
 use crate::config::LintConfig;
 use crate::discover::SkillDir;
-// #16 shim: remove at merge (`commands/lint.rs` and `commands/check.rs` import them from here).
-pub use crate::skill::lint_report::{Linted, Report};
+use crate::skill::lint_report::Linted;
 use crate::skill::{self, Finding, Severity, SkillMeta};
 
 /// A rule: its id (what findings carry), its severity, and what it asks.

@@ -7,8 +7,9 @@ use std::sync::Arc;
 use clap::Parser;
 use skillgate::cli::{Cli, Command};
 use skillgate::commands;
-use skillgate::progress::{Display, Progress, Style};
-use skillgate::render::inert;
+use skillgate::progress::{Display, Style};
+use skillgate::runner::Progress;
+use skillgate::untrusted::inert;
 
 fn main() -> ExitCode {
     // A panic's message can hold text from the pull request (a path, a name): it leaves through

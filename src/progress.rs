@@ -8,9 +8,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::analysis::secrets::redact_text;
-// #16 shim: remove at merge (`main.rs` and `commands/check.rs` import `Progress` from here;
-// then a plain `use`).
-pub use crate::runner::Progress;
+use crate::runner::Progress;
 use crate::runner::{Finished, Job};
 use crate::untrusted::printable;
 

@@ -504,7 +504,7 @@ impl Trail {
     /// Commit the database back when `changed`; on a lost race, re-read the branch, re-record
     /// `run` and try again, with jittered backoff. Returns the new commit, `None` when nothing
     /// changed. When every attempt loses, the results document is written to `keep_dir`.
-    pub fn commit_run(
+    pub fn commit(
         &mut self,
         run: &GateRun,
         changed: bool,

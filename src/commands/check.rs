@@ -7,7 +7,7 @@ use crate::cli::CheckArgs;
 use crate::error::Error;
 use crate::pipeline::check::{CheckRequest, check};
 use crate::pipeline::scope::Selection;
-use crate::progress::Progress;
+use crate::runner::Progress;
 
 /// `progress` hears of each suite as it starts and ends.
 pub fn run(args: &CheckArgs, progress: &Arc<dyn Progress>) -> Result<Outcome, Error> {

@@ -105,5 +105,10 @@ pub fn compact(request: &CompactRequest) -> Result<crate::audit::Compaction, Err
         ));
     }
     let config = crate::config::Config::load(&request.repo, request.config.as_deref())?;
-    crate::audit::compact(&config.audit, &request.repo, remote, request.tag.as_deref())
+    Ok(crate::audit::compact(
+        &config.audit,
+        &request.repo,
+        remote,
+        request.tag.as_deref(),
+    )?)
 }

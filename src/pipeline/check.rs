@@ -8,7 +8,7 @@ use crate::discover::Layout;
 use crate::error::Error;
 use crate::gate::{GateRun, RunInfo, SCHEMA, Tool};
 use crate::github::{self, Session, Token};
-use crate::progress::Progress;
+use crate::runner::Progress;
 use crate::store::Store;
 use crate::warning::{Warning, WarningKind};
 

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use crate::config::Config;
 use crate::discover::{Layout, Place, SKILL_FILES, SkillDir, skill_files};
 use crate::error::Error;
-use crate::lint::{self, Linted, Report};
+use crate::lint;
+use crate::skill::lint_report::{Linted, Report};
 use crate::skill::Finding;
 
 use super::scope::open_repo;

@@ -76,7 +76,7 @@ pub fn prepare(
     let dir = repo.join(&skill.dir);
     let files = skill_files(repo, skill, &tree.skills)
         .map_err(|err| Error::io("list the files of", &dir, err))?;
-    let lint::Linted {
+    let crate::skill::lint_report::Linted {
         meta,
         findings: mut lint,
     } = lint::lint_skill(repo, repo, skill, &files, &config.lint);

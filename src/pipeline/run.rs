@@ -8,7 +8,7 @@ use crate::changes::ChangeKind;
 use crate::config::Config;
 use crate::discover::SkillDir;
 use crate::error::Error;
-use crate::progress::Progress;
+use crate::runner::Progress;
 use crate::runner::{self, Job};
 use crate::suite::{REPORT_DIR, Resolution, Suite};
 

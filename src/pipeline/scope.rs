@@ -230,13 +230,13 @@ fn changed(
             let mut base_files = git.files_at(&checked_out)?;
             for change in &files {
                 match change {
-                    crate::git::FileChange::Added(p) => base_files.retain(|f| f != p),
-                    crate::git::FileChange::Deleted(p) => base_files.push(p.clone()),
-                    crate::git::FileChange::Renamed { from, to } => {
+                    crate::changes::FileChange::Added(p) => base_files.retain(|f| f != p),
+                    crate::changes::FileChange::Deleted(p) => base_files.push(p.clone()),
+                    crate::changes::FileChange::Renamed { from, to } => {
                         base_files.retain(|f| f != to);
                         base_files.push(from.clone());
                     }
-                    crate::git::FileChange::Modified(_) => {}
+                    crate::changes::FileChange::Modified(_) => {}
                 }
             }
             (base, files, base_files)
@@ -289,7 +289,7 @@ fn changes_without_history(
     base: &str,
     session: &Session,
     warnings: &mut Vec<Warning>,
-) -> Result<Option<Vec<crate::git::FileChange>>, Error> {
+) -> Result<Option<Vec<crate::changes::FileChange>>, Error> {
     let (Some(pull), Some(repo)) = (session.pull(), session.repo.as_ref()) else {
         return Err(crate::git::GitError::UnknownRevision {
             rev: base.to_owned(),
@@ -352,10 +352,10 @@ pub fn strip<'p>(path: &'p str, prefix: &str) -> Option<&'p str> {
 }
 
 pub fn relative_change(
-    change: crate::git::FileChange,
+    change: crate::changes::FileChange,
     prefix: &str,
-) -> Option<crate::git::FileChange> {
-    use crate::git::FileChange as F;
+) -> Option<crate::changes::FileChange> {
+    use crate::changes::FileChange as F;
     let s = |p: &str| strip(p, prefix).map(str::to_owned);
     Some(match change {
         F::Added(p) => F::Added(s(&p)?),

@@ -117,7 +117,7 @@ pub fn commit_trail(
             .chain(trail.size_warning())
             .map(|line| Warning::new(WarningKind::Audit, line))
             .collect()),
-        Err(err @ Error::Audit(audit::AuditError::Exhausted { .. })) => Err(err),
+        Err(err @ audit::AuditError::Exhausted { .. }) => Err(err.into()),
         // Whatever stopped the commit, the run's results are not lost.
         Err(err) => Err(audit::AuditError::Unrecorded {
             message: err.to_string(),

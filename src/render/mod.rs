@@ -8,8 +8,6 @@ mod lint;
 mod markdown;
 mod text;
 
-// #16 shim: remove at merge (`main.rs` imports `render::inert`).
-pub use crate::untrusted::inert;
 pub use escape::markdown_text;
 pub use github::{
     Annotation, CHECK_TEXT_MAX_BYTES, COMMENT_MARKER, CheckOutput, annotations, check_output,
