@@ -22,6 +22,7 @@ pub mod gate;
 pub mod git;
 pub mod github;
 pub mod glob;
+pub mod input;
 pub mod lint;
 pub mod policy;
 pub mod progress;
@@ -35,6 +36,5 @@ pub mod skill;
 pub mod store;
 pub mod suite;
 pub mod untrusted;
-mod xml_input;
 
 pub use error::Error;
