@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 /// What a terminal would show of one captured line: colour codes removed, and of text rewritten
 /// in place with `\r` (progress counters) only the last rewrite.
-pub fn terminal_text(line: &str) -> Cow<'_, str> {
+pub(crate) fn terminal_text(line: &str) -> Cow<'_, str> {
     // One scan for the common case of a plain line.
     if memchr::memchr3(0x1b, 0x9b, b'\r', line.as_bytes()).is_none() {
         return Cow::Borrowed(line);

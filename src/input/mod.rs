@@ -10,7 +10,8 @@ pub(crate) mod json;
 pub(crate) mod lines;
 pub(crate) mod xml;
 
-pub use ansi::{strip_ansi, terminal_text};
+pub use ansi::strip_ansi;
+pub(crate) use ansi::terminal_text;
 pub use error::{InputError, ReadError};
 
 /// Names, suites and paths of kept failures are cut to this many bytes.

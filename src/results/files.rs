@@ -5,10 +5,9 @@ use std::fs::File;
 use std::io;
 use std::path::Path;
 
-use super::detect::{
-    merge_output, parse_claims, parse_output, parse_report, parse_report_as, summaries_first,
-};
+use super::detect::{parse_claims, parse_output, parse_report, parse_report_as};
 use super::model::{Claim, ReportFormat, TestRun};
+use super::streams::{merge_output, summaries_first};
 use crate::input::ReadError;
 
 /// What a report file is called in errors.

@@ -19,6 +19,7 @@ mod node_spec;
 mod node_totals;
 mod prove;
 mod pytest;
+mod streams;
 mod summary;
 mod tap;
 #[cfg(test)]
@@ -30,10 +31,11 @@ mod vitest_text;
 pub use crate::input::{InputError, ReadError};
 // #16 shim: remove at merge (attempt.rs calls `results::strip_ansi`; it lives in `input` now).
 pub use crate::input::strip_ansi;
-pub use detect::{merge_output, parse_claims, parse_output, parse_report, parse_report_as};
+pub use detect::{parse_claims, parse_output, parse_report, parse_report_as};
 pub use exit_code::{EXIT_STATUS_CASE, from_exit_code};
 pub use files::{read_claims, read_output, read_report_as, read_report_file};
 pub use model::{
     Claim, FailureKind, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase,
     TestRun, classify_failure, truncate_utf8,
 };
+pub use streams::merge_output;
