@@ -26,7 +26,7 @@ pub enum Error {
 
     /// A report or coverage file is in a known format but broken (names the file and line).
     #[error(transparent)]
-    Read(#[from] crate::results::ReadError),
+    Read(#[from] crate::input::ReadError),
 
     /// The command line names something that does not exist or cannot be used.
     #[error("{message}")]

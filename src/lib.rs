@@ -21,6 +21,7 @@ pub mod gate;
 pub mod git;
 pub mod github;
 pub mod glob;
+pub mod input;
 pub mod lint;
 pub mod pipeline;
 pub mod policy;
@@ -36,6 +37,5 @@ pub mod store;
 pub mod suite;
 pub mod untrusted;
 pub mod warning;
-mod xml_input;
 
 pub use error::Error;

@@ -1,29 +1,27 @@
-//! Shared by every target. The readers take paths (they stream files), so each input is written
-//! to a file first: in /dev/shm when it exists, so the fuzzer is not bound by the disk.
+//! Shared by every target: the readers take streams, so each input is fed to them from memory.
 
 #![allow(dead_code, reason = "each target uses one of the two entry points")]
 
-use std::path::PathBuf;
+use std::io::Cursor;
 
 use skillgate::coverage::CoverageFormat;
-use skillgate::results::{MAX_KEPT_FAILURES, ReportFormat};
+use skillgate::results::{InputError, MAX_KEPT_FAILURES, ReportFormat, TestRun};
 
-fn file_with(data: &[u8]) -> PathBuf {
-    let dir = if std::path::Path::new("/dev/shm").is_dir() {
-        PathBuf::from("/dev/shm")
-    } else {
-        std::env::temp_dir()
-    };
-    let path = dir.join(format!("skillgate-fuzz-{}", std::process::id()));
-    std::fs::write(&path, data).expect("write the fuzz input");
-    path
+/// `data` read as a suite's stdout and as its stderr, combined as the gate combines them.
+fn output(data: &[u8]) -> Result<Option<TestRun>, InputError> {
+    let mut found = Vec::new();
+    for origin in ["stdout", "stderr"] {
+        if let Some(run) = skillgate::results::parse_output(Cursor::new(data), origin)? {
+            found.push((run, origin));
+        }
+    }
+    Ok(skillgate::results::merge_output(found))
 }
 
 /// Detect what `data` is, as a report, as output and as coverage.
 pub fn auto(data: &[u8]) {
-    let path = file_with(data);
-    let _ = skillgate::results::read_report_file(&path);
-    if let Ok(Some(mut run)) = skillgate::results::read_output(&path, &path) {
+    let _ = skillgate::results::parse_report(Cursor::new(data), "report");
+    if let Ok(Some(mut run)) = output(data) {
         // After the floor, no closing summary printed claims more failures or tests.
         let claims = run.claims.clone();
         skillgate::results::floor::apply(&mut run, "output", true);
@@ -31,15 +29,15 @@ pub fn auto(data: &[u8]) {
             assert!(run.failed >= claim.failed && run.total() >= claim.total());
         }
     }
-    if let Ok(Some(coverage)) = skillgate::coverage::read_coverage_file(&path) {
+    if let Ok(Some(coverage)) = skillgate::coverage::parse_coverage(Cursor::new(data)) {
         assert!(coverage.covered <= coverage.total);
     }
 }
 
 /// Read `data` as a report of `format`; what is read must be consistent.
 pub fn report(data: &[u8], format: ReportFormat) {
-    let path = file_with(data);
-    if let Ok(Some(run)) = skillgate::results::read_report_as(&path, format) {
+    if let Ok(Some(run)) = skillgate::results::parse_report_as(Cursor::new(data), format, "report")
+    {
         assert!(run.failures.len() <= MAX_KEPT_FAILURES);
         assert!(run.failures.len() as u64 <= run.failed);
         // A reader never counts fewer failures or tests than its own closing summary.
@@ -51,8 +49,7 @@ pub fn report(data: &[u8], format: ReportFormat) {
 
 /// Read `data` as a coverage report of `format`: covered never exceeds total.
 pub fn coverage(data: &[u8], format: CoverageFormat) {
-    let path = file_with(data);
-    if let Ok(Some(coverage)) = skillgate::coverage::read_coverage_as(&path, format) {
+    if let Ok(Some(coverage)) = skillgate::coverage::parse_coverage_as(Cursor::new(data), format) {
         assert!(coverage.covered <= coverage.total);
     }
 }

@@ -2,24 +2,25 @@
 //! quick-xml; `<line>`s of every class merge by file and line number. No DTD is processed.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::io::{Read, Seek};
 
 use quick_xml::events::{BytesStart, Event};
 
-use super::detect::{
-    MAX_LINE_NUMBER, MAX_XML_DEPTH, XmlReader, XmlStop, check_counts, next_event, nonzero_count,
-    read_head, shown, unexpected_eof, xml_reader, xml_result, xml_root,
+use super::limits::{
+    MAX_LINE_NUMBER, MAX_XML_DEPTH, check_counts, nonzero_count, shown, unexpected_eof,
 };
 use super::model::{Coverage, CoverageFormat, CoverageUnit};
-use crate::results::ReadError;
+use crate::input::InputError;
+use crate::input::head::read_head;
+use crate::input::xml::{XmlReader, XmlStop, next_event, xml_reader, xml_result, xml_root};
 
 /// Read a Cobertura report. `Ok(None)` when the root element is not a Cobertura `<coverage>`.
-pub(crate) fn read_file(path: &Path) -> Result<Option<Coverage>, ReadError> {
-    if !sniff(&read_head(path)?) {
+pub(crate) fn read(mut input: impl Read + Seek) -> Result<Option<Coverage>, InputError> {
+    if !sniff(&read_head(&mut input)?) {
         return Ok(None);
     }
-    let mut reader = xml_reader(path)?;
-    xml_result(path, Cobertura::default().read(&mut reader))
+    let result = Cobertura::default().read(&mut xml_reader(&mut input));
+    xml_result(&mut input, result)
 }
 
 /// The root element is `<coverage>`. Clover's root has the same name; the reader tells them
@@ -96,7 +97,7 @@ struct Cobertura {
 }
 
 impl Cobertura {
-    fn read(mut self, reader: &mut XmlReader) -> Result<Coverage, XmlStop> {
+    fn read(mut self, reader: &mut XmlReader<impl Read>) -> Result<Coverage, XmlStop> {
         let mut buf = Vec::new();
         loop {
             let root_closed = match next_event(reader, &mut buf)? {
@@ -132,7 +133,11 @@ impl Cobertura {
     }
 
     /// Stops with [`XmlStop::Foreign`] when the root element is not a Cobertura one.
-    fn open_element(&mut self, reader: &XmlReader, e: &BytesStart<'_>) -> Result<(), XmlStop> {
+    fn open_element(
+        &mut self,
+        reader: &XmlReader<impl Read>,
+        e: &BytesStart<'_>,
+    ) -> Result<(), XmlStop> {
         let depth = self.open.len();
         if depth >= MAX_XML_DEPTH {
             return Err(XmlStop::at(
@@ -170,7 +175,11 @@ impl Cobertura {
         Ok(())
     }
 
-    fn open_root(&mut self, reader: &XmlReader, e: &BytesStart<'_>) -> Result<(), XmlStop> {
+    fn open_root(
+        &mut self,
+        reader: &XmlReader<impl Read>,
+        e: &BytesStart<'_>,
+    ) -> Result<(), XmlStop> {
         let count = |name: &str| -> Result<Option<u64>, XmlStop> {
             match attribute(e, name) {
                 None => Ok(None),
@@ -192,7 +201,11 @@ impl Cobertura {
         Ok(())
     }
 
-    fn read_line(&mut self, reader: &XmlReader, e: &BytesStart<'_>) -> Result<(), XmlStop> {
+    fn read_line(
+        &mut self,
+        reader: &XmlReader<impl Read>,
+        e: &BytesStart<'_>,
+    ) -> Result<(), XmlStop> {
         let Some(class) = self.class else {
             return Ok(());
         };
@@ -233,7 +246,7 @@ impl Cobertura {
         self.open.is_empty()
     }
 
-    fn finish(self, reader: &XmlReader) -> Result<Coverage, XmlStop> {
+    fn finish(self, reader: &XmlReader<impl Read>) -> Result<Coverage, XmlStop> {
         let has_lines = self.lines.iter().any(|lines| !lines.is_empty());
         let (covered, total) = if has_lines {
             self.lines
@@ -274,8 +287,14 @@ fn attribute(e: &BytesStart<'_>, name: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::coverage::detect::Sample;
-    use crate::results::detect::fixture;
+    use crate::coverage::files::Sample;
+    use crate::input::ReadError;
+    use crate::results::testkit::fixture;
+    use std::path::Path;
+
+    fn read_file(path: &Path) -> Result<Option<Coverage>, ReadError> {
+        crate::coverage::read_coverage_as(path, CoverageFormat::Cobertura)
+    }
 
     fn read(rel: &str) -> (u64, u64) {
         let coverage = read_file(&fixture(&format!("cobertura/{rel}")))

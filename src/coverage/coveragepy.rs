@@ -2,21 +2,23 @@
 //! coverage.py's model each statement is a line). Streamed with serde; the per-file data is skipped.
 
 use std::fmt;
-use std::path::Path;
+use std::io::{Read, Seek};
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 
-use super::detect::{check_counts, json_keys, read_head, read_json};
+use super::limits::{check_counts, read_json};
 use super::model::{Coverage, CoverageFormat, CoverageUnit};
-use crate::results::ReadError;
+use crate::input::InputError;
+use crate::input::head::read_head;
+use crate::input::json::json_keys;
 
-/// Read a coverage.py JSON report. `Ok(None)` when the file is not one (no `meta.version`).
-pub(crate) fn read_file(path: &Path) -> Result<Option<Coverage>, ReadError> {
-    if !sniff(&read_head(path)?) {
+/// Read a coverage.py JSON report. `Ok(None)` when the input is not one (no `meta.version`).
+pub(crate) fn read(mut input: impl Read + Seek) -> Result<Option<Coverage>, InputError> {
+    if !sniff(&read_head(&mut input)?) {
         return Ok(None);
     }
-    let Report(totals) = read_json(path)?;
+    let Report(totals) = read_json(&mut input)?;
     Ok(totals.map(|totals| Coverage {
         format: CoverageFormat::CoveragePy,
         unit: CoverageUnit::Lines,
@@ -122,8 +124,14 @@ impl<'de> Visitor<'de> for ReportVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::coverage::detect::Sample;
-    use crate::results::detect::fixture;
+    use crate::coverage::files::Sample;
+    use crate::input::ReadError;
+    use crate::results::testkit::fixture;
+    use std::path::Path;
+
+    fn read_file(path: &Path) -> Result<Option<Coverage>, ReadError> {
+        crate::coverage::read_coverage_as(path, CoverageFormat::CoveragePy)
+    }
 
     const SAMPLE: Sample = Sample {
         file: "coverage.json",

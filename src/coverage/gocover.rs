@@ -2,33 +2,32 @@
 //! coverage is statements, as Go itself reports it.
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::path::Path;
+use std::io::{Read, Seek};
 
-use super::detect::{MAX_LINE_NUMBER, WHAT, check_counts, read_head, shown};
+use super::limits::{MAX_LINE_NUMBER, check_counts, shown};
 use super::model::{Coverage, CoverageFormat, CoverageUnit};
-use crate::results::ReadError;
-use crate::results::detect::strip_bom;
-use crate::results::lines::text_lines;
+use crate::input::InputError;
+use crate::input::encoding::strip_bom;
+use crate::input::head::read_head;
+use crate::input::lines::text_lines;
 
 const MODES: [&str; 3] = ["set", "count", "atomic"];
 
-/// Read a Go coverprofile. `Ok(None)` when the file does not start with a `mode:` line.
+/// Read a Go coverprofile. `Ok(None)` when the input does not start with a `mode:` line.
 ///
 /// Go's own figure (`go tool cover -func`'s `total:`, `go test -cover`) is statement coverage,
 /// and so is the gate's: each block's statements count once (blocks at the same position in
 /// merged profiles are one block, covered when any of them ran), covered when the block ran.
 /// The unit is `statements`; the profile cannot tell which source lines hold code.
-pub(crate) fn read_file(path: &Path) -> Result<Option<Coverage>, ReadError> {
-    if !sniff(&read_head(path)?) {
+pub(crate) fn read(mut input: impl Read + Seek) -> Result<Option<Coverage>, InputError> {
+    if !sniff(&read_head(&mut input)?) {
         return Ok(None);
     }
-    let Some(profile) = read_profile(path)? else {
+    let Some(profile) = read_profile(input)? else {
         return Ok(None);
     };
     let (covered, total) = profile.statement_coverage();
-    check_counts(covered, total)
-        .map_err(|e| ReadError::malformed(WHAT, path, profile.last_line, e))?;
+    check_counts(covered, total).map_err(|e| InputError::malformed(profile.last_line, e))?;
     Ok(Some(Coverage {
         format: CoverageFormat::GoCover,
         unit: CoverageUnit::Statements,
@@ -69,26 +68,22 @@ struct Profile {
     last_line: u64,
 }
 
-fn read_profile(path: &Path) -> Result<Option<Profile>, ReadError> {
-    let file = File::open(path).map_err(|e| ReadError::io(WHAT, path, e))?;
-    let mut lines = text_lines(file).map_err(|e| ReadError::io(WHAT, path, e))?;
+fn read_profile(input: impl Read) -> Result<Option<Profile>, InputError> {
+    let mut lines = text_lines(input)?;
     let mut profile = Profile {
         files: HashMap::new(),
         last_line: 0,
     };
     let mut seen_mode = false;
     let mut number = 0u64;
-    while let Some(line) = lines
-        .next_line()
-        .map_err(|e| ReadError::io(WHAT, path, e))?
-    {
+    while let Some(line) = lines.next_line()? {
         number += 1;
         profile.last_line = number;
         let line = line.trim();
         if line.is_empty() {
             continue;
         }
-        let malformed = |message: String| ReadError::malformed(WHAT, path, number, message);
+        let malformed = |message: String| InputError::malformed(number, message);
         // Profiles of several packages are often concatenated whole, each with its mode line.
         if let Some(mode) = line.strip_prefix("mode:") {
             let mode = mode.trim();
@@ -201,11 +196,17 @@ impl Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::coverage::detect::Sample;
-    use crate::results::detect::fixture;
+    use crate::coverage::files::Sample;
+    use crate::input::ReadError;
+    use crate::results::testkit::fixture;
+    use std::path::Path;
+
+    fn read_file(path: &Path) -> Result<Option<Coverage>, ReadError> {
+        crate::coverage::read_coverage_as(path, CoverageFormat::GoCover)
+    }
 
     fn profile(rel: &str) -> Profile {
-        read_profile(&fixture(&format!("gocover/{rel}")))
+        read_profile(std::fs::File::open(fixture(&format!("gocover/{rel}"))).expect("open"))
             .expect("read")
             .expect("a coverprofile")
     }

@@ -3,21 +3,23 @@
 
 use std::collections::HashMap;
 use std::fmt;
-use std::path::Path;
+use std::io::{Read, Seek};
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 
-use super::detect::{MAX_LINE_NUMBER, check_counts, json_keys, read_head, read_json};
+use super::limits::{MAX_LINE_NUMBER, check_counts, read_json};
 use super::model::{Coverage, CoverageFormat, CoverageUnit};
-use crate::results::ReadError;
+use crate::input::InputError;
+use crate::input::head::read_head;
+use crate::input::json::json_keys;
 
-/// Read an istanbul summary or final report. `Ok(None)` when the file is neither.
-pub(crate) fn read_file(path: &Path) -> Result<Option<Coverage>, ReadError> {
-    if !sniff(&read_head(path)?) {
+/// Read an istanbul summary or final report. `Ok(None)` when the input is neither.
+pub(crate) fn read(mut input: impl Read + Seek) -> Result<Option<Coverage>, InputError> {
+    if !sniff(&read_head(&mut input)?) {
         return Ok(None);
     }
-    let report: Report = read_json(path)?;
+    let report: Report = read_json(&mut input)?;
     let (covered, total) = match (report.total, report.files) {
         (Some(total), _) => (total.lines.covered, total.lines.total),
         (None, 0) => return Ok(None),
@@ -223,8 +225,14 @@ impl Visitor<'_> for HitVisitor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::coverage::detect::Sample;
-    use crate::results::detect::fixture;
+    use crate::coverage::files::Sample;
+    use crate::input::ReadError;
+    use crate::results::testkit::fixture;
+    use std::path::Path;
+
+    fn read_file(path: &Path) -> Result<Option<Coverage>, ReadError> {
+        crate::coverage::read_coverage_as(path, CoverageFormat::Istanbul)
+    }
 
     fn read(rel: &str) -> (u64, u64) {
         let coverage = read_file(&fixture(&format!("istanbul/{rel}")))

@@ -1,24 +1,23 @@
 //! JaCoCo XML (`jacoco.xml`), streamed with quick-xml: the report's own LINE counter. Its DOCTYPE
 //! names an external DTD, which is never fetched; no entity is expanded.
 
-use std::path::Path;
+use std::io::{Read, Seek};
 
 use quick_xml::events::{BytesStart, Event};
 
-use super::detect::{
-    MAX_XML_DEPTH, XmlReader, XmlStop, check_counts, next_event, read_head, shown, unexpected_eof,
-    xml_reader, xml_result, xml_root,
-};
+use super::limits::{MAX_XML_DEPTH, check_counts, shown, unexpected_eof};
 use super::model::{Coverage, CoverageFormat, CoverageUnit};
-use crate::results::ReadError;
+use crate::input::InputError;
+use crate::input::head::read_head;
+use crate::input::xml::{XmlReader, XmlStop, next_event, xml_reader, xml_result, xml_root};
 
 /// Read a JaCoCo report. `Ok(None)` when the root is not a JaCoCo `<report>`.
-pub(crate) fn read_file(path: &Path) -> Result<Option<Coverage>, ReadError> {
-    if !sniff(&read_head(path)?) {
+pub(crate) fn read(mut input: impl Read + Seek) -> Result<Option<Coverage>, InputError> {
+    if !sniff(&read_head(&mut input)?) {
         return Ok(None);
     }
-    let mut reader = xml_reader(path)?;
-    xml_result(path, Jacoco::default().read(&mut reader))
+    let result = Jacoco::default().read(&mut xml_reader(&mut input));
+    xml_result(&mut input, result)
 }
 
 /// The root element is `<report>`. Other tools (EMMA) use that name too; the reader tells them
@@ -56,7 +55,7 @@ struct Jacoco {
 }
 
 impl Jacoco {
-    fn read(mut self, reader: &mut XmlReader) -> Result<Coverage, XmlStop> {
+    fn read(mut self, reader: &mut XmlReader<impl Read>) -> Result<Coverage, XmlStop> {
         let mut buf = Vec::new();
         loop {
             let root_closed = match next_event(reader, &mut buf)? {
@@ -85,7 +84,11 @@ impl Jacoco {
     }
 
     /// Stops with [`XmlStop::Foreign`] when the root element is not a JaCoCo one.
-    fn open_element(&mut self, reader: &XmlReader, e: &BytesStart<'_>) -> Result<(), XmlStop> {
+    fn open_element(
+        &mut self,
+        reader: &XmlReader<impl Read>,
+        e: &BytesStart<'_>,
+    ) -> Result<(), XmlStop> {
         if self.open.len() >= MAX_XML_DEPTH {
             return Err(XmlStop::at(
                 reader,
@@ -114,7 +117,7 @@ impl Jacoco {
 
     fn read_counter(
         &mut self,
-        reader: &XmlReader,
+        reader: &XmlReader<impl Read>,
         e: &BytesStart<'_>,
         parent: Option<Element>,
     ) -> Result<(), XmlStop> {
@@ -170,7 +173,7 @@ impl Jacoco {
         self.open.is_empty()
     }
 
-    fn finish(self, reader: &XmlReader) -> Result<Coverage, XmlStop> {
+    fn finish(self, reader: &XmlReader<impl Read>) -> Result<Coverage, XmlStop> {
         let (covered, missed) = match self.report_lines.or(self.source_lines) {
             Some(lines) => lines,
             // A report of classes without any line (compiled without debug info, or nothing
@@ -192,8 +195,14 @@ impl Jacoco {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::coverage::detect::Sample;
-    use crate::results::detect::fixture;
+    use crate::coverage::files::Sample;
+    use crate::input::ReadError;
+    use crate::results::testkit::fixture;
+    use std::path::Path;
+
+    fn read_file(path: &Path) -> Result<Option<Coverage>, ReadError> {
+        crate::coverage::read_coverage_as(path, CoverageFormat::Jacoco)
+    }
 
     fn read(rel: &str) -> (u64, u64) {
         let coverage = read_file(&fixture(&format!("jacoco/{rel}")))

@@ -2,14 +2,14 @@
 //! the same source file merge by line.
 
 use std::collections::HashMap;
-use std::fs::File;
-use std::path::Path;
+use std::io::{Read, Seek};
 
-use super::detect::{WHAT, check_counts, read_head};
+use super::limits::check_counts;
 use super::model::{Coverage, CoverageFormat, CoverageUnit};
-use crate::results::ReadError;
-use crate::results::detect::strip_bom;
-use crate::results::lines::text_lines;
+use crate::input::InputError;
+use crate::input::encoding::strip_bom;
+use crate::input::head::read_head;
+use crate::input::lines::text_lines;
 
 /// The record types lcov defines; a line of any other shape before the first `SF:`/`TN:` means
 /// the file is not lcov.
@@ -18,12 +18,12 @@ const KEYS: &[&str] = &[
     "LH",
 ];
 
-/// Read an lcov tracefile. `Ok(None)` when the file is not one.
-pub(crate) fn read_file(path: &Path) -> Result<Option<Coverage>, ReadError> {
-    if !sniff(&read_head(path)?) {
+/// Read an lcov tracefile. `Ok(None)` when the input is not one.
+pub(crate) fn read(mut input: impl Read + Seek) -> Result<Option<Coverage>, InputError> {
+    if !sniff(&read_head(&mut input)?) {
         return Ok(None);
     }
-    read_lcov(path)
+    read_lcov(input)
 }
 
 /// The first lines are lcov records, up to an `SF:` or `TN:` line within the head.
@@ -62,18 +62,14 @@ struct Record {
     hit: Option<u64>,
 }
 
-fn read_lcov(path: &Path) -> Result<Option<Coverage>, ReadError> {
-    let file = File::open(path).map_err(|e| ReadError::io(WHAT, path, e))?;
-    let mut lines = text_lines(file).map_err(|e| ReadError::io(WHAT, path, e))?;
+fn read_lcov(input: impl Read) -> Result<Option<Coverage>, InputError> {
+    let mut lines = text_lines(input)?;
     let mut files: HashMap<String, FileLines> = HashMap::new();
     let mut record: Option<Record> = None;
     let mut detected = false;
     let mut number = 0u64;
 
-    while let Some(line) = lines
-        .next_line()
-        .map_err(|e| ReadError::io(WHAT, path, e))?
-    {
+    while let Some(line) = lines.next_line()? {
         number += 1;
         let line = line.trim();
         if line.is_empty() {
@@ -92,7 +88,7 @@ fn read_lcov(path: &Path) -> Result<Option<Coverage>, ReadError> {
                 return Ok(None);
             }
         }
-        let malformed = |message: String| ReadError::malformed(WHAT, path, number, message);
+        let malformed = |message: String| InputError::malformed(number, message);
         match key {
             "SF" => {
                 // Some writers leave out `end_of_record` between files: a new `SF:` ends the
@@ -148,9 +144,7 @@ fn read_lcov(path: &Path) -> Result<Option<Coverage>, ReadError> {
         return Ok(None);
     }
     if let Some(open) = record {
-        return Err(ReadError::malformed(
-            WHAT,
-            path,
+        return Err(InputError::malformed(
             number,
             format!(
                 "unexpected end of lcov data: the record for {} has no end_of_record (help: \
@@ -180,7 +174,7 @@ fn read_lcov(path: &Path) -> Result<Option<Coverage>, ReadError> {
         coverage.total = coverage.total.saturating_add(total);
     }
     check_counts(coverage.covered, coverage.total)
-        .map_err(|e| ReadError::malformed(WHAT, path, number, format!("totals: {e}")))?;
+        .map_err(|e| InputError::malformed(number, format!("totals: {e}")))?;
     Ok(Some(coverage))
 }
 
@@ -220,7 +214,13 @@ fn parse_da(value: &str) -> Option<(u32, bool)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::detect::fixture;
+    use crate::input::ReadError;
+    use crate::results::testkit::fixture;
+    use std::path::Path;
+
+    fn read_file(path: &Path) -> Result<Option<Coverage>, ReadError> {
+        crate::coverage::read_coverage_as(path, CoverageFormat::Lcov)
+    }
 
     fn read_str(text: &str) -> Result<Option<Coverage>, ReadError> {
         let dir = tempfile::tempdir().expect("tempdir");

@@ -384,7 +384,7 @@ fn first_lines(paths: &[&Path]) -> Vec<String> {
         let text = String::from_utf8_lossy(&head);
         for line in text.lines() {
             // Redacted whole before it is cut: a cut token is no longer recognised as one.
-            let shown = redact_text(&results::strip_ansi(line));
+            let shown = redact_text(&crate::input::strip_ansi(line));
             let shown: String = shown
                 .chars()
                 .filter(|c| !c.is_control() && !is_invisible_format(*c))

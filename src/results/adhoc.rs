@@ -1,13 +1,13 @@
 //! The shell formats skill repositories print from hand-written bash suites: totals lines
 //! (`Passed: N`, `Tests failed: N`, `7/9 passed`) and per-test markers (`✓ name`, `[FAIL] name`).
 
-use super::detect::MAX_NAME_BYTES;
 use super::line_reader::LineReader;
 use super::model::{
     Claim, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase, TestRun,
     classify_failure, truncate_utf8,
 };
 use super::summary;
+use crate::input::MAX_NAME_BYTES;
 
 /// A failure's message keeps at most this many of the indented lines under its marker.
 const MAX_MESSAGE_LINES: usize = 50;
@@ -511,9 +511,11 @@ fn is_tally(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::detect::{fixture, read_output, terminal_text};
-    use crate::results::lines::Lines;
+    use crate::input::lines::Lines;
+    use crate::input::terminal_text;
     use crate::results::model::FailureKind;
+    use crate::results::read_output;
+    use crate::results::testkit::fixture;
 
     fn read(text: &str) -> Option<TestRun> {
         let mut reader: Box<dyn LineReader> = Box::new(AdhocReader::default());

@@ -5,12 +5,12 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use super::detect::{MAX_NAME_BYTES, strip_ansi};
 use super::line_reader::LineReader;
 use super::model::{
     FailureKind, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase, TestRun,
     classify_failure, truncate_utf8,
 };
+use crate::input::{MAX_NAME_BYTES, strip_ansi};
 
 /// Tests started but not reported yet that are tracked at once (with their output); the ones
 /// beyond are still counted when they report, without a message or subtests of their own.
@@ -760,7 +760,7 @@ fn seconds_to_ms(seconds: f64) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::detect::fixture;
+    use crate::results::testkit::fixture;
     use crate::results::{read_output, read_report_as, read_report_file};
 
     fn read(rel: &str) -> TestRun {

@@ -2,44 +2,39 @@
 //! so that memory follows the failures kept, not the size of the file.
 
 use std::fmt;
-use std::fs::File;
 use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::detect::{MAX_NAME_BYTES, SNIFF_BYTES, WHAT_OUTPUT, WHAT_REPORT, strip_ansi, strip_bom};
-use super::error::ReadError;
 use super::model::{
     MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase, TestRun,
     classify_failure, truncate_utf8,
 };
+use crate::input::encoding::{Utf8Reader, strip_bom};
+use crate::input::head::SNIFF_BYTES;
+use crate::input::{InputError, MAX_NAME_BYTES, strip_ansi};
 
 /// Whether the first bytes of a file (BOM stripped) hold a Jest document.
 pub(crate) fn sniff(head: &[u8]) -> bool {
     document_start(head, is_jest).is_some()
 }
 
-/// Read a Jest `--json` document. `Ok(None)` when the file does not hold one; `Err` when it does
-/// but the document is broken (cut short, or a value of the wrong type).
-pub(crate) fn read_file(path: &Path) -> Result<Option<TestRun>, ReadError> {
-    read(path, WHAT_REPORT)
-}
-
-/// [`read_file`], for a report file or a suite's captured output (`what` names which).
-pub(crate) fn read(path: &Path, what: &'static str) -> Result<Option<TestRun>, ReadError> {
-    read_from(path, what, std::env::current_dir().ok())
+/// Read a Jest `--json` document (a report file or a suite's captured output). `Ok(None)` when
+/// the input does not hold one; `Err` when it does but the document is broken (cut short, or a
+/// value of the wrong type).
+pub(crate) fn read(input: impl Read + Seek) -> Result<Option<TestRun>, InputError> {
+    read_from(input, std::env::current_dir().ok())
 }
 
 /// [`read`], with test file paths made relative to `base`.
 fn read_from(
-    path: &Path,
-    what: &'static str,
+    input: impl Read + Seek,
     base: Option<PathBuf>,
-) -> Result<Option<TestRun>, ReadError> {
+) -> Result<Option<TestRun>, InputError> {
     let mut report = Report::new(base);
-    let found = read_document(path, what, "Jest", is_jest, ReportSeed(&mut report))?;
+    let found = read_document(input, "Jest", is_jest, ReportSeed(&mut report))?;
     Ok(found.map(|()| report.finish()))
 }
 
@@ -541,30 +536,24 @@ pub(super) fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-/// Read the JSON document that `looks_right` recognises in the file with `seed`, which keeps
+/// Read the JSON document that `looks_right` recognises in `input` with `seed`, which keeps
 /// what it reads.
-/// `Ok(None)` when the file's first bytes hold no such document (or it does not exist and is a
-/// suite's output, which runners skip writing when empty).
+/// `Ok(None)` when the input's first bytes hold no such document.
 pub(super) fn read_document<S>(
-    path: &Path,
-    what: &'static str,
+    mut input: impl Read + Seek,
     format: &str,
     looks_right: fn(&[u8]) -> bool,
     seed: S,
-) -> Result<Option<()>, ReadError>
+) -> Result<Option<()>, InputError>
 where
     S: for<'de> DeserializeSeed<'de, Value = ()>,
 {
-    let mut file = match File::open(path) {
-        Ok(file) => file,
-        Err(e) if what == WHAT_OUTPUT && e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(ReadError::io(what, path, e)),
-    };
+    input.rewind()?;
     let mut head = Vec::with_capacity(SNIFF_BYTES);
-    (&mut file)
+    input
+        .by_ref()
         .take(SNIFF_BYTES as u64)
-        .read_to_end(&mut head)
-        .map_err(|e| ReadError::io(what, path, e))?;
+        .read_to_end(&mut head)?;
     let bom = head.len() - strip_bom(&head).len();
     let Some(start) = document_start(&head, looks_right) else {
         return Ok(None);
@@ -575,26 +564,19 @@ where
         .iter()
         .filter(|&&b| b == b'\n')
         .count() as u64;
-    file.seek(SeekFrom::Start((bom + start) as u64))
-        .map_err(|e| ReadError::io(what, path, e))?;
-    let input = super::encoding::Utf8Reader::new(file);
+    input.seek(SeekFrom::Start((bom + start) as u64))?;
+    let input = Utf8Reader::new(input);
     let mut deserializer = serde_json::Deserializer::from_reader(BufReader::new(input));
     // Whatever follows the document (a package manager's "Done in 2s") is not read: the
     // document is complete.
     seed.deserialize(&mut deserializer)
         .map(Some)
-        .map_err(|e| json_error(path, what, format, lines_before, e))
+        .map_err(|e| json_error(format, lines_before, e))
 }
 
-fn json_error(
-    path: &Path,
-    what: &'static str,
-    format: &str,
-    lines_before: u64,
-    error: serde_json::Error,
-) -> ReadError {
+fn json_error(format: &str, lines_before: u64, error: serde_json::Error) -> InputError {
     if error.is_io() {
-        return ReadError::io(what, path, io::Error::from(error));
+        return InputError::Io(io::Error::from(error));
     }
     let line = lines_before + error.line().max(1) as u64;
     let text = error.to_string();
@@ -607,9 +589,7 @@ fn json_error(
     } else {
         ""
     };
-    ReadError::malformed(
-        what,
-        path,
+    InputError::malformed(
         line,
         format!(
             "invalid {format} JSON at column {}: {message}{hint}",
@@ -765,8 +745,14 @@ mod tests {
     use super::*;
     use crate::results::model::FailureKind;
 
+    use crate::input::ReadError;
+
     fn fixture(rel: &str) -> PathBuf {
-        crate::results::detect::fixture(&format!("jest/{rel}"))
+        crate::results::testkit::fixture(&format!("jest/{rel}"))
+    }
+
+    fn read_file(path: &Path) -> Result<Option<TestRun>, ReadError> {
+        crate::results::read_report_as(path, ReportFormat::Jest)
     }
 
     fn read(rel: &str) -> TestRun {
@@ -823,8 +809,7 @@ mod tests {
         // 4 failed". The two files that could not load have no tests for Jest to count; each is
         // one failed case here, so that a broken file is never a green run: 4 / 7 / 2.
         let run = read_from(
-            &fixture("mixed.json"),
-            WHAT_REPORT,
+            std::fs::File::open(fixture("mixed.json")).expect("open"),
             Some(PathBuf::from(DIR)),
         )
         .expect("read")

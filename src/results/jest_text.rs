@@ -28,13 +28,13 @@
 //! another, `N word` counts, and the first lines of an error with the line of its frame in the
 //! test file.
 
-use super::detect::MAX_NAME_BYTES;
 use super::jest::line_from_stack;
 use super::line_reader::LineReader;
 use super::model::{
     Claim, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, ReportFormat, TestCase, TestRun, classify_failure,
     push_truncated, truncate_utf8,
 };
+use crate::input::MAX_NAME_BYTES;
 
 /// Jest indents the `●` headers by this much inside a file's section, and their text by
 /// [`BLOCK_INDENT`].
@@ -697,8 +697,8 @@ fn is_code_frame(trimmed: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::detect::fixture;
     use crate::results::model::FailureKind;
+    use crate::results::testkit::fixture;
     use crate::results::testkit::{
         JEST_AND_VITEST_PIECES, assert_claims_hold, assert_not_read, assert_pieces_hold, counts,
         first_line, fixture_files, fixture_text, names, read_output, read_output_claimed,

@@ -11,21 +11,19 @@
 //! failures). Earlier attempts of one test (reruns) count once.
 
 use std::borrow::Cow;
-use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek};
-use std::path::Path;
 
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
-use super::detect::{MAX_NAME_BYTES, WHAT_REPORT};
-use super::error::ReadError;
 use super::model::{
     MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase, TestRun,
     classify_failure, push_truncated, truncate_utf8,
 };
 use super::node_totals::NodeTotals;
-use crate::xml_input::{Capped, TooLong, line_at};
+use crate::input::encoding::{Utf8Reader, is_utf16};
+use crate::input::xml::{Capped, TooLong, line_at};
+use crate::input::{InputError, MAX_NAME_BYTES};
 
 /// The name of a `<testcase>` without one.
 const UNNAMED: &str = "unnamed test case";
@@ -33,39 +31,35 @@ const UNNAMED: &str = "unnamed test case";
 /// Deeper nesting is refused: real reports nest a few levels, hostile ones to exhaust memory.
 const MAX_DEPTH: usize = 256;
 
-/// Read a JUnit XML file. `Ok(None)` when the root element is not `<testsuites>` or
+/// Read a JUnit XML report. `Ok(None)` when the root element is not `<testsuites>` or
 /// `<testsuite>` (a Cobertura report, some other XML).
 ///
 /// Nearly every report is valid UTF-8: it is read as it is (quick-xml checks every event).
-/// Only a report with a broken byte, or in UTF-16, is read through the decoder that repairs
-/// or transcodes it, so that one bad byte in a message does not lose the whole report.
-pub(crate) fn read_file(path: &Path) -> Result<Option<TestRun>, ReadError> {
-    let io_error = |e| ReadError::io(WHAT_REPORT, path, e);
-    let mut file = File::open(path).map_err(io_error)?;
+/// Only a report with a broken byte, or in UTF-16, is read again through the decoder that
+/// repairs or transcodes it, so that one bad byte in a message does not lose the whole report.
+pub(crate) fn read<R: Read + Seek>(mut input: R) -> Result<Option<TestRun>, InputError> {
+    input.rewind()?;
     let mut head = [0u8; 2];
-    let utf16 = file.read_exact(&mut head).is_ok() && super::encoding::is_utf16(&head);
-    file.rewind().map_err(io_error)?;
+    let utf16 = input.read_exact(&mut head).is_ok() && is_utf16(&head);
+    input.rewind()?;
     let mut result = if utf16 {
         Err(Stop::NotUtf8)
     } else {
-        read_xml(file)
+        read_xml(&mut input)
     };
     if let Err(Stop::NotUtf8) = result {
-        let file = File::open(path).map_err(io_error)?;
-        result = read_xml(super::encoding::Utf8Reader::new(file));
+        input.rewind()?;
+        result = read_xml(Utf8Reader::new(&mut input));
     }
     match result {
         Ok(run) => Ok(run),
-        Err(Stop::Io(e)) => Err(ReadError::io(WHAT_REPORT, path, e)),
-        Err(Stop::NotUtf8) => Err(ReadError::malformed(
-            WHAT_REPORT,
-            path,
+        Err(Stop::Io(e)) => Err(InputError::Io(e)),
+        Err(Stop::NotUtf8) => Err(InputError::malformed(
             1,
             "invalid UTF-8 after decoding".to_owned(),
         )),
         Err(Stop::Malformed { offset, message }) => {
-            let line = line_at(path, offset).map_err(|e| ReadError::io(WHAT_REPORT, path, e))?;
-            Err(ReadError::malformed(WHAT_REPORT, path, line, message))
+            Err(InputError::malformed(line_at(&mut input, offset)?, message))
         }
     }
 }
@@ -777,11 +771,16 @@ fn stop_at<R>(reader: &Reader<R>, error: &quick_xml::Error) -> Stop {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::ReadError;
     use crate::results::model::FailureKind;
-    use std::path::PathBuf;
+    use std::path::{Path, PathBuf};
 
     fn fixture(rel: &str) -> PathBuf {
-        crate::results::detect::fixture(&format!("junit/{rel}"))
+        crate::results::testkit::fixture(&format!("junit/{rel}"))
+    }
+
+    fn read_file(path: &Path) -> Result<Option<TestRun>, ReadError> {
+        crate::results::read_report_as(path, ReportFormat::Junit)
     }
 
     fn read(rel: &str) -> TestRun {

@@ -5,12 +5,12 @@ use std::collections::HashSet;
 
 use serde::Deserialize;
 
-use super::detect::{MAX_NAME_BYTES, strip_ansi};
 use super::line_reader::LineReader;
 use super::model::{
     Claim, FailureKind, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase,
     TestRun, classify_failure, truncate_utf8,
 };
+use crate::input::{MAX_NAME_BYTES, strip_ansi};
 
 /// A failure's captured output is read up to this many bytes.
 const MAX_BLOCK_BYTES: usize = 64 * 1024;
@@ -854,7 +854,7 @@ fn seconds_to_ms(seconds: f64) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::detect::fixture;
+    use crate::results::testkit::fixture;
     use crate::results::{read_output, read_report_as, read_report_file};
 
     fn read(rel: &str) -> TestRun {

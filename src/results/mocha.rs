@@ -2,13 +2,12 @@
 //! with serde_json so that memory follows the failures kept, not the size of the file.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::io::{Read, Seek};
+use std::path::PathBuf;
 
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::detect::{MAX_NAME_BYTES, WHAT_REPORT, strip_ansi};
-use super::error::ReadError;
 use super::jest::{
     OptionalText, contains, first_key, line_from_stack, millis, read_document, relative,
 };
@@ -16,31 +15,27 @@ use super::model::{
     MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, ReportFormat, TestCase, TestRun, classify_failure,
     truncate_utf8,
 };
+use crate::input::{InputError, MAX_NAME_BYTES, strip_ansi};
 
 /// Whether the first bytes of a file (BOM stripped) hold a Mocha document.
 pub(crate) fn sniff(head: &[u8]) -> bool {
     super::jest::document_start(head, is_mocha).is_some()
 }
 
-/// Read a Mocha `json` reporter document. `Ok(None)` when the file does not hold one; `Err`
-/// when it does but the document is broken (cut short, or a value of the wrong type).
-pub(crate) fn read_file(path: &Path) -> Result<Option<TestRun>, ReadError> {
-    read(path, WHAT_REPORT)
-}
-
-/// [`read_file`], for a report file or a suite's captured output (`what` names which).
-pub(crate) fn read(path: &Path, what: &'static str) -> Result<Option<TestRun>, ReadError> {
-    read_from(path, what, std::env::current_dir().ok())
+/// Read a Mocha `json` reporter document (a report file or a suite's captured output).
+/// `Ok(None)` when the input does not hold one; `Err` when it does but the document is broken
+/// (cut short, or a value of the wrong type).
+pub(crate) fn read(input: impl Read + Seek) -> Result<Option<TestRun>, InputError> {
+    read_from(input, std::env::current_dir().ok())
 }
 
 /// [`read`], with test file paths made relative to `base`.
 fn read_from(
-    path: &Path,
-    what: &'static str,
+    input: impl Read + Seek,
     base: Option<PathBuf>,
-) -> Result<Option<TestRun>, ReadError> {
+) -> Result<Option<TestRun>, InputError> {
     let mut report = Report::new(base);
-    let found = read_document(path, what, "Mocha", is_mocha, ReportSeed(&mut report))?;
+    let found = read_document(input, "Mocha", is_mocha, ReportSeed(&mut report))?;
     Ok(found.map(|()| report.finish()))
 }
 
@@ -528,14 +523,20 @@ mod tests {
     use super::*;
     use crate::results::model::FailureKind;
 
+    use crate::input::ReadError;
+    use std::path::Path;
+
     fn fixture(rel: &str) -> PathBuf {
-        crate::results::detect::fixture(&format!("mocha/{rel}"))
+        crate::results::testkit::fixture(&format!("mocha/{rel}"))
+    }
+
+    fn read_file(path: &Path) -> Result<Option<TestRun>, ReadError> {
+        crate::results::read_report_as(path, ReportFormat::Mocha)
     }
 
     fn read(rel: &str) -> TestRun {
         read_from(
-            &fixture(rel),
-            WHAT_REPORT,
+            std::fs::File::open(fixture(rel)).expect("open"),
             Some(PathBuf::from("/tmp/skillgate-fixtures/mocha")),
         )
         .expect("read")

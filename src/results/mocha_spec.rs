@@ -14,11 +14,11 @@
 //!       at Context.<anonymous> (mixed.suite.js:17:12)
 //! ```
 
-use super::detect::MAX_NAME_BYTES;
 use super::line_reader::LineReader;
 use super::model::{
     Claim, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, ReportFormat, TestCase, TestRun, truncate_utf8,
 };
+use crate::input::MAX_NAME_BYTES;
 
 /// Mocha indents its summary lines and the numbered failures by this much.
 const LEAD: &str = "  ";

@@ -9,7 +9,6 @@
 //! subtests as a test; the spec output does not tell it from a `describe`, so the claim is a
 //! floor that is exact for flat suites); the run is never read below it.
 
-use super::detect::MAX_NAME_BYTES;
 use super::line_reader::LineReader;
 use super::model::{
     Claim, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, ReportFormat, TestCase, TestRun, classify_failure,
@@ -17,6 +16,7 @@ use super::model::{
 };
 use super::node_totals::{NodeTotals, Parents};
 use super::tap::hold_to_claim;
+use crate::input::MAX_NAME_BYTES;
 
 /// Children are indented by this much under their parent, and an error under its test.
 const INDENT: usize = 2;
@@ -603,8 +603,8 @@ fn parse_test_line(text: &str) -> Option<TestLine<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::detect::fixture;
     use crate::results::model::FailureKind;
+    use crate::results::testkit::fixture;
     use crate::results::testkit::{counts, first_line, fixture_text};
     use crate::results::{read_report_as, read_report_file};
 

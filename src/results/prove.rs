@@ -32,12 +32,12 @@
 
 use std::collections::HashMap;
 
-use super::detect::MAX_NAME_BYTES;
 use super::line_reader::LineReader;
 use super::model::{
     Claim, FailureKind, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, ReportFormat, TestCase, TestRun,
     truncate_utf8,
 };
+use crate::input::MAX_NAME_BYTES;
 
 /// Test files followed per prove run; the report entries of the others still count.
 const MAX_FILES: usize = 2048;
@@ -1306,7 +1306,7 @@ fn split_directive(rest: &str) -> (&str, Option<Directive>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::detect::fixture;
+    use crate::results::testkit::fixture;
     use crate::results::testkit::{
         assert_claims_hold, counts, fixture_text, read_output, read_text,
     };

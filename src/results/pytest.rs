@@ -2,11 +2,11 @@
 //! gives the counts; per-test lines, the ERRORS/FAILURES sections and the short summary name the
 //! failures.
 
-use super::detect::MAX_NAME_BYTES;
 use super::line_reader::LineReader;
 use super::model::{
     Claim, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, ReportFormat, TestCase, TestRun, truncate_utf8,
 };
+use crate::input::MAX_NAME_BYTES;
 
 /// A closing line claiming more than this many of anything is not pytest's (no suite runs four
 /// billion tests): refusing it keeps every sum of counts far from overflowing.
@@ -831,7 +831,7 @@ mod tests {
     use crate::results::model::{FailureKind, Outcome};
 
     fn read(rel: &str) -> TestRun {
-        let path = crate::results::detect::fixture(&format!("pytest/{rel}"));
+        let path = crate::results::testkit::fixture(&format!("pytest/{rel}"));
         crate::results::read_report_as(&path, ReportFormat::Pytest)
             .expect("read")
             .unwrap_or_else(|| panic!("{rel} is pytest output"))
@@ -1268,7 +1268,7 @@ mod tests {
             ("mixed-plain.txt", "==== ERRORS ===="),
             ("many-plain.txt", "==== FAILURES ===="),
         ] {
-            let path = crate::results::detect::fixture(&format!("pytest/{file}"));
+            let path = crate::results::testkit::fixture(&format!("pytest/{file}"));
             let text = std::fs::read_to_string(path).expect("fixture");
             let cut = text.get(..text.find(stop).expect("section")).expect("cut");
             let run = parse(cut).unwrap_or_else(|| panic!("{file}"));
@@ -1303,7 +1303,7 @@ mod tests {
     fn sessions_in_one_stream_add_up() {
         let mut text = String::new();
         for file in ["pass-v.txt", "flaky-plain.txt"] {
-            let path = crate::results::detect::fixture(&format!("pytest/{file}"));
+            let path = crate::results::testkit::fixture(&format!("pytest/{file}"));
             text.push_str(&std::fs::read_to_string(path).expect("fixture"));
         }
         let run = parse(&text).expect("pytest");
@@ -1383,7 +1383,7 @@ mod tests {
             assert_eq!(parse(text), None, "{text:?}");
         }
         for fixture in ["tap/node.tap", "summary/stdout.txt", "unittest/mixed-v.txt"] {
-            let path = crate::results::detect::fixture(fixture);
+            let path = crate::results::testkit::fixture(fixture);
             let run = crate::results::read_report_as(&path, ReportFormat::Pytest).expect("read");
             assert_eq!(run, None, "{fixture}");
         }

@@ -146,7 +146,7 @@ mod tests {
 
     #[test]
     fn claims_hold_on_any_interleaving() {
-        let text = std::fs::read_to_string(crate::results::detect::fixture("summary/stdout.txt"))
+        let text = std::fs::read_to_string(crate::results::testkit::fixture("summary/stdout.txt"))
             .expect("fixture");
         crate::results::testkit::assert_claims_hold(ReportFormat::Summary, &text, 500);
     }

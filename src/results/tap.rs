@@ -10,13 +10,13 @@
 //! comments are its claim, `cancelled` a failure and `todo` skipped, less the tests with
 //! subtests that node counts as tests too; the run is never read below it.
 
-use super::detect::MAX_NAME_BYTES;
 use super::line_reader::LineReader;
 use super::model::{
     Claim, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase, TestRun,
     classify_failure, truncate_utf8,
 };
 use super::node_totals::{NodeTotals, Parents};
+use crate::input::MAX_NAME_BYTES;
 
 /// Subtests indent by this many spaces per level (TAP 14, node:test).
 const INDENT: usize = 4;
@@ -935,7 +935,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn fixture(rel: &str) -> PathBuf {
-        crate::results::detect::fixture(&format!("tap/{rel}"))
+        crate::results::testkit::fixture(&format!("tap/{rel}"))
     }
 
     fn read(rel: &str) -> TestRun {

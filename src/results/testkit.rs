@@ -2,11 +2,18 @@
 //! property every reader that claims a closing summary must hold on any interleaving of its
 //! lines.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use super::detect::{fixture, terminal_text};
 use super::line_reader::reader_for;
 use super::model::{Claim, ReportFormat, TestCase, TestRun};
+use crate::input::terminal_text;
+
+/// A committed report fixture, for the readers' tests.
+pub(crate) fn fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/reports")
+        .join(rel)
+}
 
 /// A committed report fixture's text (`rel` below `tests/fixtures/reports`).
 pub(crate) fn fixture_text(rel: &str) -> String {

@@ -17,11 +17,11 @@ use std::collections::HashSet;
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 
-use super::detect::MAX_NAME_BYTES;
 use super::line_reader::LineReader;
 use super::model::{
     Claim, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, ReportFormat, TestCase, TestRun, truncate_utf8,
 };
+use crate::input::MAX_NAME_BYTES;
 
 /// A count beyond this is not unittest's (no suite runs four billion tests): refusing it keeps
 /// every sum of counts far from overflowing.
@@ -558,7 +558,7 @@ mod tests {
     use crate::results::testkit::{counts, names};
 
     fn read(rel: &str) -> TestRun {
-        let path = crate::results::detect::fixture(&format!("unittest/{rel}"));
+        let path = crate::results::testkit::fixture(&format!("unittest/{rel}"));
         crate::results::read_report_as(&path, ReportFormat::Unittest)
             .expect("read")
             .unwrap_or_else(|| panic!("{rel} is unittest output"))
@@ -1052,7 +1052,7 @@ mod tests {
             assert_eq!(parse(text), None, "{text:?}");
         }
         for fixture in ["pytest/mixed-v.txt", "tap/node.tap", "summary/stdout.txt"] {
-            let path = crate::results::detect::fixture(fixture);
+            let path = crate::results::testkit::fixture(fixture);
             let run = crate::results::read_report_as(&path, ReportFormat::Unittest).expect("read");
             assert_eq!(run, None, "{fixture}");
         }

@@ -23,7 +23,6 @@
 
 use std::collections::HashSet;
 
-use super::detect::MAX_NAME_BYTES;
 use super::jest_text::{
     Counts, ErrorText, Summaries, bump, file_case, number, parse_parts, set_message,
 };
@@ -31,6 +30,7 @@ use super::line_reader::LineReader;
 use super::model::{
     Claim, FailureKind, MAX_KEPT_FAILURES, ReportFormat, TestCase, TestRun, truncate_utf8,
 };
+use crate::input::MAX_NAME_BYTES;
 
 /// Files remembered per run (which ones had a failing test): real runs have far fewer, hostile
 /// text would use memory. Past it, a file is taken as having none, which counts more failures,

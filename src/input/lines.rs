@@ -1,11 +1,10 @@
-//! Lines of a text report, read in chunks: every line format (and lcov, Go coverprofiles) reads
+//! Lines of a text report or a suite's output, read in chunks: every line format (and lcov, Go coverprofiles) reads
 //! through here, so this is the hot loop when a suite prints a million test lines.
 //!
 //! Each chunk read is cut after its last newline and converted to text once (one vectorised
 //! UTF-8 check over the whole chunk, a lossy decode only for a chunk with broken bytes); lines
 //! are then handed out as slices of that text, without a copy or a second check each.
 
-use std::fs::File;
 use std::io::{self, Read};
 
 use super::encoding::{Utf8Reader, is_utf16};
@@ -19,9 +18,9 @@ const CHUNK_BYTES: usize = 64 * 1024;
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
-/// The lines of a text file. UTF-8 (or anything else) is read as it is, each chunk decoded
-/// lossily; only a file that opens with a UTF-16 byte-order mark goes through the transcoder.
-pub(crate) fn text_lines(mut file: File) -> io::Result<Lines<Box<dyn Read>>> {
+/// The lines of a text stream. UTF-8 (or anything else) is read as it is, each chunk decoded
+/// lossily; only a stream that opens with a UTF-16 byte-order mark goes through the transcoder.
+pub(crate) fn text_lines<'a>(mut file: impl Read + 'a) -> io::Result<Lines<Box<dyn Read + 'a>>> {
     let mut head = [0u8; 2];
     let mut got = 0;
     while got < head.len() {
@@ -34,7 +33,7 @@ pub(crate) fn text_lines(mut file: File) -> io::Result<Lines<Box<dyn Read>>> {
     }
     let head = io::Cursor::new(head.get(..got).unwrap_or_default().to_vec());
     let input = head.chain(file);
-    let reader: Box<dyn Read> = if is_utf16(input.get_ref().0.get_ref()) {
+    let reader: Box<dyn Read + 'a> = if is_utf16(input.get_ref().0.get_ref()) {
         Box::new(Utf8Reader::new(input))
     } else {
         Box::new(input)
@@ -238,6 +237,7 @@ fn cap(line: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::File;
 
     /// Read through a reader that hands out `step` bytes at a time, to split lines and
     /// characters across reads.

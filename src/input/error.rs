@@ -1,7 +1,9 @@
-//! The one error every report reader returns: which file, which line, and what was wrong with it.
+//! The one error every report and coverage reader returns: which file, which line, and what was
+//! wrong with it. Readers take streams and say only the line ([`InputError`]); the wrapper that
+//! opened the file names it ([`ReadError`]).
 
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Reading a report, a suite's output or a coverage file failed.
 #[derive(Debug, thiserror::Error)]
@@ -46,6 +48,38 @@ impl ReadError {
             path: path.into(),
             line,
             message: message.into(),
+        }
+    }
+}
+
+/// Reading one stream failed; which file it was is not known yet.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    /// The stream could not be read.
+    #[error(transparent)]
+    Io(#[from] io::Error),
+    /// The stream is in a format we know, but its content is broken.
+    #[error("line {line}: {message}")]
+    Malformed {
+        /// 1-based.
+        line: u64,
+        message: String,
+    },
+}
+
+impl InputError {
+    pub(crate) fn malformed(line: u64, message: impl Into<String>) -> Self {
+        Self::Malformed {
+            line,
+            message: message.into(),
+        }
+    }
+
+    /// The error naming the file the stream was read from, and what it was expected to hold.
+    pub fn in_file(self, what: &'static str, path: &Path) -> ReadError {
+        match self {
+            Self::Io(source) => ReadError::io(what, path, source),
+            Self::Malformed { line, message } => ReadError::malformed(what, path, line, message),
         }
     }
 }

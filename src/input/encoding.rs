@@ -6,6 +6,8 @@ use std::io::{self, Read};
 
 const REPLACEMENT: &[u8] = "\u{fffd}".as_bytes();
 
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Encoding {
     Utf8,
@@ -191,6 +193,11 @@ impl<R: Read> Read for Utf8Reader<R> {
 /// Whether bytes start with a UTF-16 byte-order mark.
 pub(crate) fn is_utf16(head: &[u8]) -> bool {
     matches!(head.get(..2), Some([0xFF, 0xFE] | [0xFE, 0xFF]))
+}
+
+/// `bytes` without a leading UTF-8 byte-order mark.
+pub(crate) fn strip_bom(bytes: &[u8]) -> &[u8] {
+    bytes.strip_prefix(UTF8_BOM).unwrap_or(bytes)
 }
 
 #[cfg(test)]
