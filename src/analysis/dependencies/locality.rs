@@ -16,7 +16,10 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{Context, Target, authority, urls};
+use super::context::Context;
+use super::hosts::Target;
+use super::libraries::{JS_LIBRARIES, PYTHON_LIBRARIES};
+use super::urls::{authority, urls};
 use crate::analysis::scan::{self, CodeLine, Lang};
 
 /// HTTP libraries whose requests name their address in their first argument (or `url=`).
@@ -80,9 +83,9 @@ pub(super) fn local_only(lines: &[CodeLine<'_>], ctx: Context) -> HashSet<&'stat
         }
         constants.read(line.text, ctx);
         let table = if line.lang == Lang::Python {
-            super::PYTHON_LIBRARIES
+            PYTHON_LIBRARIES
         } else {
-            super::JS_LIBRARIES
+            JS_LIBRARIES
         };
         let modules = scan::imports(line);
         let libraries: Vec<&'static str> = modules

@@ -16,7 +16,9 @@
 //! subcommands (`gh --version`, `gh help`, `gh completion`, `gh config`, `gh alias`) reach
 //! nothing.
 
-use super::{Context, Target, classify, is_host_name, is_template_label, urls};
+use super::context::Context;
+use super::hosts::{Target, classify, is_host_name};
+use super::urls::{is_template_label, urls};
 use crate::analysis::scan::{self, Command};
 
 /// `git`'s options before the subcommand that take the next word as their value.
