@@ -20,7 +20,9 @@
 //!   (`/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}`, `"$(brew --prefix)/lib"`) is setup.
 //!   Reading one (`$LD_PRELOAD`, `os.environ.get("LD_PRELOAD")`) or clearing it is not.
 
-use super::scan::{self, CodeLine, Lang, Needles};
+use super::code_lines::{CodeLine, Lang};
+use super::patterns::Needles;
+use super::{imports, paths};
 
 /// Variables that make the dynamic loader load other code into every program started.
 pub const INJECTION_VARIABLES: &[&str] = &[
@@ -247,12 +249,12 @@ pub fn loads(line: &CodeLine<'_>, compact: &str) -> Vec<String> {
         Lang::Rust => RUST_NATIVE,
         _ => &[],
     };
-    for module in scan::imports(line) {
+    for module in imports::imports(line) {
         if line.lang == Lang::JavaScript && module.ends_with(".node") {
-            found.push(format!("loads {}", scan::base_name(&module)));
+            found.push(format!("loads {}", paths::base_name(&module)));
         } else if line.lang == Lang::Go && module == "C" {
             found.push("cgo (import \"C\")".to_owned());
-        } else if let Some(library) = scan::library_of(&module, table) {
+        } else if let Some(library) = imports::library_of(&module, table) {
             found.push(format!("{library} library"));
         }
     }
@@ -464,8 +466,8 @@ mod tests {
     fn native_libraries_loaded_in_code() {
         let got = |path: &str, text: &str| -> Vec<String> {
             let source = crate::analysis::Source::new(path, text);
-            scan::code_lines(&source)
-                .flat_map(|l| loads(&l, &scan::compact(l.text)))
+            crate::analysis::code_lines::code_lines(&source)
+                .flat_map(|l| loads(&l, &crate::analysis::patterns::compact(l.text)))
                 .collect()
         };
         assert_eq!(

@@ -7,7 +7,7 @@
 //! and the argv of `subprocess.run([…])`, `execSync("…")`, `exec.Command(…)` and the like): a
 //! word inside a string, a regex, a heredoc, a message or a comment (`grep -E "pause|sudo"`,
 //! `re.compile("sudo")`, `/sudo/.test(x)`, `echo "use sudo to …"`) is not a use. The other
-//! rules read the code lines of [`super::scan`] (never prose). Each is a concern:
+//! rules read the code lines of [`super::code_lines`] (never prose). Each is a concern:
 //! - **privilege**: `sudo`, `doas`, `su`, `pkexec`; `chmod` with setuid/setgid bits (`u+s`,
 //!   `+s`, `4755`, `os.chmod(p, 0o4755)`, `S_ISUID`) or world-writable modes (`777`, `o+w`,
 //!   `a+rwx`); `chown root`; `setcap`, `visudo`, `useradd`, `usermod`, `passwd`, `chpasswd`,
@@ -57,8 +57,12 @@ use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
 
-use super::scan::{self, CodeLine, Command, Evidence, Lang, Needles, code_lines};
+use super::code_lines::{CodeLine, Lang, code_lines};
+use super::evidence::Evidence;
+use super::line_commands::Command;
+use super::patterns::Needles;
 use super::{Sources, invoked, native};
+use super::{evidence, imports, line_commands, patterns};
 
 /// Why content is security-sensitive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -144,7 +148,7 @@ impl Sensitive {
                     .filter(|f| f.concern == *concern)
                     .map(|f| f.evidence.clone())
                     .collect();
-                format!("{}: {}", concern.as_str(), scan::located(&items, SHOWN))
+                format!("{}: {}", concern.as_str(), evidence::located(&items, SHOWN))
             })
             .collect();
         Some(format!("security-sensitive: {}", parts.join("; ")))
@@ -155,7 +159,7 @@ impl Sensitive {
         (!self.credentials_used.is_empty()).then(|| {
             format!(
                 "uses credentials: {}",
-                scan::located(&self.credentials_used, SHOWN)
+                evidence::located(&self.credentials_used, SHOWN)
             )
         })
     }
@@ -216,13 +220,17 @@ pub fn analyze(sources: &Sources) -> Sensitive {
             let mut flag = |concern: Concern, what: String| {
                 candidates.push((line.number, concern, what));
             };
-            let compact = scan::compact(line.text);
+            let compact = patterns::compact(line.text);
             // Shell tree-sitter read is [`invoked`]'s; the rest (PowerShell) a line at a time.
             let parsed = line.lang == Lang::Shell && invoked.covers(line.number);
             if line.lang == Lang::Shell && !parsed {
-                let commands = scan::shell_commands(line.text);
+                let commands = line_commands::shell_commands(line.text);
                 for command in &commands {
-                    let args: Vec<&str> = command.args.iter().map(|a| scan::unquote(a)).collect();
+                    let args: Vec<&str> = command
+                        .args
+                        .iter()
+                        .map(|a| line_commands::unquote(a))
+                        .collect();
                     command_flags(command.name, &args, None, &mut flag);
                 }
                 if let Some(what) = piped_to_interpreter(&commands) {
@@ -621,7 +629,7 @@ fn piped_to_interpreter(commands: &[Command<'_>]) -> Option<String> {
         if FETCHERS.contains(&name) {
             fetcher = Some(name);
         }
-        after_wrapper = scan::is_wrapper(name);
+        after_wrapper = line_commands::is_wrapper(name);
     }
     None
 }
@@ -996,8 +1004,8 @@ fn text_flags(
         _ => return,
     };
     let names: Vec<&'static str> = table.iter().map(|(name, _)| *name).collect();
-    for module in scan::imports(line) {
-        if let Some(library) = scan::library_of(&module, &names)
+    for module in imports::imports(line) {
+        if let Some(library) = imports::library_of(&module, &names)
             && let Some((_, concern)) = table
                 .iter()
                 .find(|(name, _)| name.trim_end_matches('/') == library)
@@ -1742,7 +1750,7 @@ mod tests {
 
     #[test]
     fn the_release_notifier_fixture() {
-        let (sources, _) = scan::fixtures::skill("release-notifier");
+        let (sources, _) = crate::analysis::fixtures::skill("release-notifier");
         let s = analyze(&sources);
         assert_eq!(s.reason(), None, "{:?}", s.found);
         assert_eq!(

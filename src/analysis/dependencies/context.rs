@@ -4,7 +4,7 @@
 //! user's project, not a command the agent runs.
 
 use crate::analysis::Source;
-use crate::analysis::scan;
+use crate::analysis::paths::is_skill_file;
 
 /// How the text of a file is meant: as code that runs, or as an example a person reads and
 /// adapts.
@@ -22,7 +22,7 @@ pub(super) enum Context {
 
 impl Context {
     pub(super) fn of(source: &Source) -> Self {
-        if scan::is_skill_file(&source.path) {
+        if is_skill_file(&source.path) {
             Self::Example
         } else {
             Self::Code

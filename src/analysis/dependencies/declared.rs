@@ -5,7 +5,8 @@ use std::collections::HashSet;
 
 use super::normalise;
 use crate::analysis::Sources;
-use crate::analysis::scan::{self, Evidence};
+use crate::analysis::evidence::Evidence;
+use crate::analysis::{code_lines, paths};
 use crate::skill::SkillMeta;
 
 /// The frontmatter's `dependencies`, top level first, then `metadata`, each at the line of
@@ -30,11 +31,11 @@ pub(super) fn declared(sources: &Sources, meta: &SkillMeta) -> Vec<Evidence> {
     if let Some(s) = meta.metadata.get("dependencies") {
         names.extend(split_list(s));
     }
-    let skill = sources.files.iter().find(|s| scan::is_skill_file(&s.path));
+    let skill = sources.files.iter().find(|s| paths::is_skill_file(&s.path));
     let (file, line) = match skill {
         Some(skill) => (
             skill.path.as_str(),
-            scan::frontmatter_line(&skill.text, &["dependencies"]).unwrap_or(1),
+            code_lines::frontmatter_line(&skill.text, &["dependencies"]).unwrap_or(1),
         ),
         None => ("SKILL.md", 1),
     };

@@ -15,7 +15,8 @@
 use std::collections::{HashMap, HashSet};
 
 use super::{Client, Dependencies, normalise, services};
-use crate::analysis::scan::{self, Evidence};
+use crate::analysis::evidence;
+use crate::analysis::evidence::Evidence;
 
 /// One integration point, as it counts: a name and its evidence, first where it is counted.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,7 +112,7 @@ impl Dependencies {
                 let packages = if manifest.packages.is_empty() {
                     "not read".to_owned()
                 } else {
-                    scan::list(&manifest.packages, 3)
+                    evidence::list(&manifest.packages, 3)
                 };
                 entries.push(Entry {
                     name: format!("packages: {packages}"),
@@ -124,7 +125,7 @@ impl Dependencies {
         if let Some(first) = declared.first() {
             let names: Vec<String> = declared.iter().map(|d| d.what.clone()).collect();
             entries.push(Entry {
-                name: format!("declared: {}", scan::list(&names, SHOWN)),
+                name: format!("declared: {}", evidence::list(&names, SHOWN)),
                 evidence: vec![(*first).clone()],
                 itemised: false,
             });
@@ -141,7 +142,7 @@ impl Dependencies {
                 .copied()
                 .unwrap_or(first);
             entries.push(Entry {
-                name: format!("endpoint not named: {}", scan::list(&names, SHOWN)),
+                name: format!("endpoint not named: {}", evidence::list(&names, SHOWN)),
                 evidence: vec![first.clone()],
                 itemised: false,
             });
@@ -167,12 +168,12 @@ impl Dependencies {
         (!counted.is_empty()).then(|| {
             format!(
                 "{}: {}",
-                scan::count_of(
+                evidence::count_of(
                     counted.len(),
                     "external dependency",
                     "external dependencies"
                 ),
-                scan::list(&counted, SHOWN)
+                evidence::list(&counted, SHOWN)
             )
         })
     }

@@ -11,7 +11,11 @@ use super::text_for_people::{counts_in_context, is_message};
 use super::tools::{dev_tcp_targets, reach};
 use super::urls::urls;
 use super::{Client, messages, remotes};
-use crate::analysis::scan::{self, CodeLine, Evidence, Lang, base_name, for_each_command};
+use crate::analysis::code_lines::{CodeLine, Lang};
+use crate::analysis::evidence::Evidence;
+use crate::analysis::line_commands;
+use crate::analysis::line_commands::for_each_command;
+use crate::analysis::paths::base_name;
 
 /// What one file reaches, before the file's own calls decide whether its libraries count.
 #[derive(Debug, Default)]
@@ -79,7 +83,7 @@ impl FileFound {
                     .args
                     .iter()
                     .find(|a| !a.starts_with('-'))
-                    .map(|a| base_name(scan::unquote(a)).to_owned());
+                    .map(|a| base_name(line_commands::unquote(a)).to_owned());
             }
             let spawned = (command.name == "git" && line.lang != Lang::Shell)
                 .then(|| remotes::spawned_git_args(line.text))
@@ -87,7 +91,7 @@ impl FileFound {
             let reached = match &spawned {
                 // The words of a spawned list, its variables kept as `$`.
                 Some(args) => remotes::git(
-                    &scan::Command {
+                    &line_commands::Command {
                         name: command.name,
                         args: args.iter().map(String::as_str).collect(),
                         piped: false,

@@ -7,7 +7,8 @@
 //! serve locally as often as they reach out.
 
 use super::services::{self, Service, Table};
-use crate::analysis::scan::{self, CodeLine, Lang};
+use crate::analysis::code_lines::{CodeLine, Lang};
+use crate::analysis::imports;
 
 /// Python modules (and their submodules) that reach the network without naming a service.
 pub(super) const PYTHON_LIBRARIES: &[&str] = &[
@@ -85,13 +86,13 @@ pub(super) fn libraries(line: &CodeLine<'_>) -> Vec<&'static str> {
         Lang::Rust => RUST_LIBRARIES,
         _ => return Vec::new(),
     };
-    let mut found: Vec<&'static str> = scan::imports(line)
+    let mut found: Vec<&'static str> = imports::imports(line)
         .iter()
-        .filter_map(|module| scan::library_of(module, table))
+        .filter_map(|module| imports::library_of(module, table))
         .collect();
     if line.lang == Lang::JavaScript {
         for call in ["fetch(", "WebSocket(", "XMLHttpRequest"] {
-            if scan::calls(line.text, call) {
+            if imports::calls(line.text, call) {
                 found.push(call.trim_end_matches('('));
             }
         }
@@ -117,7 +118,7 @@ pub(super) fn clients(
         _ => return Vec::new(),
     };
     let mut found: Vec<(&'static Service, String)> = Vec::new();
-    for module in scan::imports(line) {
+    for module in imports::imports(line) {
         if table == Table::Python && module.split('.').next().is_some_and(local_module) {
             continue;
         }

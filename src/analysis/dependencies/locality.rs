@@ -20,7 +20,8 @@ use super::context::Context;
 use super::hosts::Target;
 use super::libraries::{JS_LIBRARIES, PYTHON_LIBRARIES};
 use super::urls::{authority, urls};
-use crate::analysis::scan::{self, CodeLine, Lang};
+use crate::analysis::code_lines::{CodeLine, Lang};
+use crate::analysis::imports;
 
 /// HTTP libraries whose requests name their address in their first argument (or `url=`).
 const READABLE: &[&str] = &[
@@ -87,13 +88,13 @@ pub(super) fn local_only(lines: &[CodeLine<'_>], ctx: Context) -> HashSet<&'stat
         } else {
             JS_LIBRARIES
         };
-        let modules = scan::imports(line);
+        let modules = imports::imports(line);
         let libraries: Vec<&'static str> = modules
             .iter()
-            .filter_map(|m| scan::library_of(m, table))
+            .filter_map(|m| imports::library_of(m, table))
             .filter(|l| READABLE.contains(l))
             .collect();
-        if line.lang == Lang::JavaScript && scan::calls(line.text, "fetch(") {
+        if line.lang == Lang::JavaScript && imports::calls(line.text, "fetch(") {
             bindings.push(Binding {
                 library: "fetch",
                 name: "fetch".to_owned(),
@@ -601,7 +602,7 @@ fn split_arguments(text: &str) -> Vec<&str> {
 /// (`from requests import *`, an import continued on the next line).
 fn python_bindings(text: &str, table: &[&'static str]) -> Option<Vec<(&'static str, String)>> {
     let text = text.trim();
-    let readable = |m: &str| scan::library_of(m, table).filter(|l| READABLE.contains(l));
+    let readable = |m: &str| imports::library_of(m, table).filter(|l| READABLE.contains(l));
     let mut found = Vec::new();
     if let Some(rest) = text.strip_prefix("import ") {
         for part in rest.split(',') {
@@ -657,11 +658,11 @@ fn js_bindings(text: &str, table: &[&'static str]) -> Option<Vec<(&'static str, 
             text,
             lang: Lang::JavaScript,
         };
-        scan::imports(&line)
+        imports::imports(&line)
     };
     let library = modules
         .iter()
-        .filter_map(|m| scan::library_of(m.strip_prefix("node:").unwrap_or(m), table))
+        .filter_map(|m| imports::library_of(m.strip_prefix("node:").unwrap_or(m), table))
         .find(|l| READABLE.contains(l))?;
     if modules.len() != 1 {
         return None;

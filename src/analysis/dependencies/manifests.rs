@@ -6,7 +6,7 @@
 //! are read as shell.
 
 use super::Manifest;
-use crate::analysis::scan::base_name;
+use crate::analysis::paths::base_name;
 
 /// Lock files: they follow a manifest and do not count again.
 const LOCK_FILES: &[&str] = &[

@@ -2,14 +2,14 @@
 //! package manifests it ships, and the `dependencies` it declares, each where it is found
 //! (`file:line`).
 //!
-//! Only what runs is read: the code lines of [`super::scan`] (scripts, configuration, the shell
-//! blocks of `SKILL.md`: `bash`, `sh`, `console`, `zsh`, … and the lines of untagged blocks that
-//! start with a known program; never prose, comments or other Markdown), without
+//! Only what runs is read: the code lines of [`super::code_lines`] (scripts, configuration, the
+//! shell blocks of `SKILL.md`: `bash`, `sh`, `console`, `zsh`, … and the lines of untagged blocks
+//! that start with a known program; never prose, comments or other Markdown), without
 //! - the blocks of `SKILL.md` in other languages (a `python` block showing how to write an MCP
 //!   server, a `ts` client): code for the user's project, not commands the agent runs (see
 //!   [`context`]);
-//! - the skill's tests: files [`scan::is_test_path`] names (`tests/`, `test_*.py`, fixtures),
-//!   unless a file of the skill that is not a test runs, sources or imports them (see
+//! - the skill's tests: files [`super::paths::is_test_path`] names (`tests/`, `test_*.py`,
+//!   fixtures), unless a file of the skill that is not a test runs, sources or imports them (see
 //!   [`super::runs`]: `sys.path.insert(0, …/"tests")` then `from helpers import upload`);
 //! - text for a person: docstrings, messages and links (see [`text_for_people`]).
 //!
@@ -46,7 +46,9 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 use super::Sources;
-use super::scan::{CodeLine, Evidence, Lang, code_lines, is_test_path};
+use super::code_lines::{CodeLine, Lang, code_lines};
+use super::evidence::Evidence;
+use super::paths::is_test_path;
 use crate::skill::SkillMeta;
 use context::Context;
 use declared::declared;
@@ -270,7 +272,7 @@ mod tests {
 
     #[test]
     fn the_release_notifier_fixture() {
-        let (sources, meta) = crate::analysis::scan::fixtures::skill("release-notifier");
+        let (sources, meta) = crate::analysis::fixtures::skill("release-notifier");
         let deps = analyze(&sources, &meta);
         assert_eq!(
             deps.endpoints,

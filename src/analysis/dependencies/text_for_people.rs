@@ -12,7 +12,7 @@
 //!   `license`, `author`, `icon`, …).
 
 use super::urls::CONTEXT;
-use crate::analysis::scan::{CodeLine, Lang};
+use crate::analysis::code_lines::{CodeLine, Lang};
 
 /// Python triple-quoted strings: a docstring, or the body of a string that spans lines (an
 /// HTML template, a usage text), is text, not calls.

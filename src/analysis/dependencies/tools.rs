@@ -9,7 +9,7 @@ use super::context::Context;
 use super::hosts::{Target, classify, is_host_name};
 use super::remotes;
 use super::urls::{is_template_label, urls};
-use crate::analysis::scan;
+use crate::analysis::line_commands::{Command, unquote};
 
 /// Programs that reach the network whatever their arguments.
 const NETWORK_PROGRAMS: &[&str] = &[
@@ -36,10 +36,7 @@ const NETWORK_PROGRAMS: &[&str] = &[
 
 /// The tool and where it goes when `command` reaches the network: `git` only when it names an
 /// address, `gh` unless it runs a local subcommand (see [`remotes`]).
-pub(super) fn reach<'a>(
-    command: &scan::Command<'a>,
-    ctx: Context,
-) -> Option<(&'a str, Vec<Target>)> {
+pub(super) fn reach<'a>(command: &Command<'a>, ctx: Context) -> Option<(&'a str, Vec<Target>)> {
     match command.name {
         "git" => remotes::git(command, ctx).map(|targets| (command.name, targets)),
         "gh" if !remotes::gh_calls(command) => None,
@@ -48,7 +45,7 @@ pub(super) fn reach<'a>(
 }
 
 /// The tool name when `command` reaches the network (but `git`: see [`reach`]).
-fn network_tool<'a>(command: &scan::Command<'a>) -> Option<&'a str> {
+fn network_tool<'a>(command: &Command<'a>) -> Option<&'a str> {
     if NETWORK_PROGRAMS.contains(&command.name) {
         return Some(command.name);
     }
@@ -71,7 +68,7 @@ fn network_tool<'a>(command: &scan::Command<'a>) -> Option<&'a str> {
 /// Where a network command goes: the URLs among its arguments, and the hosts named as
 /// arguments of `ssh`, `scp`, `rsync`, `nc`, …: `user@host`, `host:path`, or the first operand
 /// of the programs that take a host there.
-fn command_targets(command: &scan::Command<'_>, ctx: Context) -> Vec<Target> {
+fn command_targets(command: &Command<'_>, ctx: Context) -> Vec<Target> {
     let takes_host_first = matches!(
         command.name,
         "ssh" | "ssh-keyscan" | "mosh" | "nc" | "ncat" | "netcat" | "telnet" | "ftp" | "sftp"
@@ -85,7 +82,7 @@ fn command_targets(command: &scan::Command<'_>, ctx: Context) -> Vec<Target> {
             skip_next = false;
             continue;
         }
-        let arg = scan::unquote(arg.trim_end_matches(['"', '\'']));
+        let arg = unquote(arg.trim_end_matches(['"', '\'']));
         if arg.starts_with('-') {
             skip_next = option_has_value(command.name, arg);
             continue;
