@@ -2,12 +2,12 @@
 //! finding as `what (file:line)`, with paths relative to the repository.
 
 use super::dynamic::{self, Kind};
+use super::secrets::redact_text;
 use super::sensitive::{Concern, Flag};
 use super::{
     Sources, complexity, database, dependencies, generated, infrastructure, secrets, sensitive,
 };
-use crate::signals::Analysis;
-use crate::signals::ComplexitySignal;
+use crate::signals::{Analysis, ComplexitySignal};
 use crate::skill::SkillMeta;
 
 /// Measure the skill whose files are `sources`; `dir` is the skill directory relative to the
@@ -73,7 +73,7 @@ pub fn measure(sources: &Sources, meta: &SkillMeta, dir: &str) -> Analysis {
             ));
         }
     }
-    Analysis {
+    redacted(Analysis {
         // Not measured when the skill has no code in a language the gate parses.
         complexity: (measured.function_count > 0).then(|| ComplexitySignal {
             max: measured.max,
@@ -141,8 +141,30 @@ pub fn measure(sources: &Sources, meta: &SkillMeta, dir: &str) -> Analysis {
                 }
             })
             .collect(),
+    })
+}
+
+/// Every piece of evidence with the secrets in it redacted: evidence quotes the skill
+/// (`allowed-tools grants Bash(curl -H "Authorization: Bearer …")`).
+fn redacted(mut analysis: Analysis) -> Analysis {
+    for list in [
+        &mut analysis.dependencies,
+        &mut analysis.security_sensitive,
+        &mut analysis.infrastructure,
+        &mut analysis.database_writes,
+        &mut analysis.dynamic_code,
+        &mut analysis.submodules,
+        &mut analysis.skipped,
+    ] {
+        for item in list.iter_mut() {
+            *item = redact_text(item);
+        }
     }
-    .redacted()
+    if let Some(complexity) = &mut analysis.complexity {
+        complexity.at = complexity.at.as_deref().map(redact_text);
+    }
+    analysis.generated = analysis.generated.as_deref().map(redact_text);
+    analysis
 }
 
 #[cfg(test)]
