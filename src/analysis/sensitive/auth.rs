@@ -1,3 +1,5 @@
+//! Security-sensitive content: code that implements authentication.
+//!
 //! **auth**: implementing authentication: OAuth flows (`client_secret`, `refresh_token`,
 //! `grant_type`, `id_token`, `code_verifier`, `/oauth/` and `/oauth2/` paths), JWT (`jwt`,
 //! `jose`, `jsonwebtoken`), sessions (`Set-Cookie`, `express-session`, `passport`), password

@@ -1,3 +1,5 @@
+//! Security-sensitive content: code that touches credential stores.
+//!
 //! **credentials**: credential stores read or written: `~/.ssh`, `authorized_keys`, SSH private
 //! keys (`id_rsa`, `id_ed25519`, …), `~/.aws/credentials`, `.netrc`, `.pypirc`,
 //! `.docker/config.json`, `.kube/config`, `.gnupg`, `.git-credentials`, `/etc/shadow`,

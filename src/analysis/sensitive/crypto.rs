@@ -1,3 +1,5 @@
+//! Security-sensitive content: code that handles keys and ciphers.
+//!
 //! **crypto**: key generation and ciphers: `ssh-keygen`, `openssl genrsa|genpkey|req|x509|enc|…`,
 //! `gpg --gen-key|--encrypt|--decrypt|--sign|--import|…`, `age`, `keytool`, `certbot`;
 //! libraries (`cryptography`, `Crypto`, `nacl`, `OpenSSL`, `rsa`, `node-forge`, `crypto-js`,

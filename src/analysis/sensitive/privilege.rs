@@ -1,3 +1,5 @@
+//! Security-sensitive content: code that gains privilege.
+//!
 //! **privilege**: `sudo`, `doas`, `su`, `pkexec`; `chmod` with setuid/setgid bits (`u+s`,
 //! `+s`, `4755`, `os.chmod(p, 0o4755)`, `S_ISUID`) or world-writable modes (`777`, `o+w`,
 //! `a+rwx`); `chown root`; `setcap`, `visudo`, `useradd`, `usermod`, `passwd`, `chpasswd`,

@@ -1,3 +1,5 @@
+//! Security-sensitive content: code that runs code it downloads.
+//!
 //! **remote code**: downloaded code run as it arrives: `curl … | sh` (or `bash`, `python`,
 //! `sudo bash`, `iex`; an interpreter given its own script or `-c`/`-m` reads data, not code),
 //! `bash <(curl …)`, `eval "$(curl …)"`, `sh -c "$(wget …)"`, `exec(requests.get(…))`,

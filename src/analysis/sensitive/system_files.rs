@@ -1,3 +1,5 @@
+//! Security-sensitive content: code that writes system files.
+//!
 //! **system files**: any write under `/etc` (redirection, `tee`, `cp`/`mv`/`install`/`ln` to
 //! it, `sed -i`, `open("/etc/…", "w")`, `Path("/etc/…").write_text(…)`).
 

@@ -1,3 +1,5 @@
+//! Security-sensitive content: code that turns off certificate checks.
+//!
 //! **TLS verification off**: `curl -k`/`--insecure`, `wget --no-check-certificate`,
 //! `verify=False`, `rejectUnauthorized: false`, `NODE_TLS_REJECT_UNAUTHORIZED=0`,
 //! `InsecureSkipVerify: true`, `ssl._create_unverified_context`, `CERT_NONE`,
