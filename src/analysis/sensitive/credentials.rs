@@ -7,7 +7,7 @@
 //! `gh auth login`, `npm login`, `aws configure`, `gcloud auth`, `az login`, `ssh-add`,
 //! `git config credential.*`, the `keyring`/`keytar` libraries).
 
-use super::text_patterns::other;
+use super::text_flags::other;
 
 /// Credential stores: any reference (compact, lowercase) is credential handling.
 pub(super) const CREDENTIAL_STORES: &[(&str, &str)] = &[

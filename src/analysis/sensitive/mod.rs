@@ -8,7 +8,8 @@
 //! word inside a string, a regex, a heredoc, a message or a comment (`grep -E "pause|sudo"`,
 //! `re.compile("sudo")`, `/sudo/.test(x)`, `echo "use sudo to …"`) is not a use. The other
 //! rules read the code lines of [`super::code_lines`] (never prose). Each is a concern:
-//! - **privilege** ([`privilege`]): `sudo`, setuid `chmod`, `setcap`, `docker run --privileged`, …
+//! - **privilege** ([`privilege`]): `sudo`, setuid `chmod`, `setcap`, `docker run
+//!   --privileged`, …
 //! - **remote code** ([`remote_code`]): downloaded code run as it arrives (`curl … | sh`).
 //! - **credentials** ([`credentials`]): credential stores read or written, logins that store one.
 //! - **crypto** ([`crypto`]): key generation and ciphers; checksums are not crypto here.
@@ -18,7 +19,7 @@
 //! - **native code** and **library injection**: see [`super::native`] (`gcc -shared -o x.so`,
 //!   `insmod`, `ctypes.CDLL`, `process.dlopen`, a `.node` addon; `LD_PRELOAD` and its kind set).
 //!
-//! Commands are checked in [`commands`], the text of code lines in [`text_patterns`], imports
+//! Commands are checked in [`command_flags()`], the text of code lines in [`text_flags()`], imports
 //! against [`security_libraries`].
 //!
 //! Using a credential is not implementing auth: a script that reads `$GITHUB_TOKEN` (or
@@ -29,14 +30,14 @@
 //! API client would send most skills to a human and teach reviewers to ignore the flag.
 
 mod auth;
-mod commands;
+mod command_flags;
 mod credentials;
 mod crypto;
 mod privilege;
 mod remote_code;
 mod security_libraries;
 mod system_files;
-mod text_patterns;
+mod text_flags;
 mod tls;
 
 use std::collections::HashSet;
@@ -47,11 +48,11 @@ use super::code_lines::{CodeLine, Lang, code_lines};
 use super::evidence::Evidence;
 use super::{Sources, invoked, native};
 use super::{evidence, line_commands, patterns};
-use commands::command_flags;
+use command_flags::command_flags;
 use credentials::credential_names_in;
 use remote_code::{FETCHERS, INTERPRETERS, piped_to_interpreter, reads_program_from_stdin};
 use system_files::is_etc;
-use text_patterns::text_flags;
+use text_flags::text_flags;
 
 /// Why content is security-sensitive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -3,7 +3,7 @@
 //! **system files**: any write under `/etc` (redirection, `tee`, `cp`/`mv`/`install`/`ln` to
 //! it, `sed -i`, `open("/etc/…", "w")`, `Path("/etc/…").write_text(…)`).
 
-use super::text_patterns::other;
+use super::text_flags::other;
 use crate::analysis::invoked;
 
 /// `/etc` or a path under it, once normalised (`//etc/x`, `/./etc/x`, `/tmp/../etc/x`).
