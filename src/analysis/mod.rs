@@ -19,7 +19,6 @@ pub mod infrastructure;
 pub mod invoked;
 pub mod line_commands;
 mod measure;
-pub mod native;
 pub mod paths;
 pub mod patterns;
 pub mod risk;

@@ -3,9 +3,9 @@
 
 use super::Concern;
 use super::crypto::{GPG_KEY_OPTIONS, OPENSSL_KEY_COMMANDS};
+use super::native_code;
 use super::privilege::risky_mode;
 use super::system_files::{in_cwd, is_etc};
-use crate::analysis::native;
 
 /// The flags of one command: `name` its program, `args` its words without quotes, `cwd` the
 /// directory it runs in when known.
@@ -129,7 +129,7 @@ pub(super) fn command_flags(
         "htpasswd" | "kinit" => flag(Concern::Auth, name.to_owned()),
         _ => {}
     }
-    if let Some(what) = native::command(name, args) {
+    if let Some(what) = native_code::command(name, args) {
         flag(Concern::NativeCode, what);
     }
     // `install -m 4755 x /usr/local/bin/x` sets the mode as `chmod` does.

@@ -16,8 +16,9 @@
 //! - **auth** ([`auth`]): implementing authentication (OAuth, JWT, sessions, password hashing).
 //! - **TLS verification off** ([`tls`]): `curl -k`, `verify=False`, `InsecureSkipVerify`, …
 //! - **system files** ([`system_files`]): any write under `/etc`.
-//! - **native code** and **library injection**: see [`super::native`] (`gcc -shared -o x.so`,
-//!   `insmod`, `ctypes.CDLL`, `process.dlopen`, a `.node` addon; `LD_PRELOAD` and its kind set).
+//! - **native code** ([`native_code`]): `gcc -shared -o x.so`, `insmod`, `ctypes.CDLL`,
+//!   `process.dlopen`, a `.node` addon.
+//! - **library injection** ([`library_injection`]): `LD_PRELOAD` and its kind set.
 //!
 //! Commands are checked in [`command_flags()`], the text of code lines in [`text_flags()`], imports
 //! against [`security_libraries`].
@@ -33,6 +34,8 @@ mod auth;
 mod command_flags;
 mod credentials;
 mod crypto;
+mod library_injection;
+mod native_code;
 mod privilege;
 mod remote_code;
 mod security_libraries;
@@ -46,7 +49,7 @@ use serde::{Deserialize, Serialize};
 
 use super::code_lines::{CodeLine, Lang, code_lines};
 use super::evidence::Evidence;
-use super::{Sources, invoked, native};
+use super::{Sources, invoked};
 use super::{evidence, line_commands, patterns};
 use command_flags::command_flags;
 use credentials::credential_names_in;
@@ -66,9 +69,9 @@ pub enum Concern {
     TlsVerificationOff,
     /// Files under `/etc` written.
     SystemFiles,
-    /// Native code compiled or loaded: see [`super::native`].
+    /// Native code compiled or loaded: see the `native_code` rules.
     NativeCode,
-    /// `LD_PRELOAD` and its kind set: see [`super::native`].
+    /// `LD_PRELOAD` and its kind set: see the `library_injection` rules.
     LibraryInjection,
     /// Code hidden from a reader, then run: see [`super::dynamic`].
     Obfuscation,
@@ -187,7 +190,7 @@ pub fn analyze(sources: &Sources) -> Sensitive {
             }
         }
         for set in &invoked.assignments {
-            if native::injects(&set.name, set.value.as_deref(), Lang::Shell) {
+            if library_injection::injects(&set.name, set.value.as_deref(), Lang::Shell) {
                 candidates.push((
                     set.line,
                     Concern::LibraryInjection,

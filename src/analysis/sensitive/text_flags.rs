@@ -14,9 +14,10 @@ use super::security_libraries::{
 };
 use super::system_files::{etc_write, etc_written_by_calls};
 use super::tls::TLS_OFF;
+use super::{library_injection, native_code};
 use crate::analysis::code_lines::{CodeLine, Lang};
+use crate::analysis::imports;
 use crate::analysis::patterns::Needles;
-use crate::analysis::{imports, native};
 
 /// The pattern tables, compiled once.
 struct Compiled {
@@ -91,7 +92,7 @@ pub(super) fn text_flags(
             flag(Concern::SystemFiles, format!("writes {target}"));
         }
     }
-    if !parsed && let Some(name) = native::set_in_text(line.text, line.lang) {
+    if !parsed && let Some(name) = library_injection::set_in_text(line.text, line.lang) {
         flag(Concern::LibraryInjection, format!("sets {name}"));
     }
     for (i, (pattern, what)) in TLS_OFF.iter().enumerate() {
@@ -131,7 +132,7 @@ pub(super) fn text_flags(
     if let Some(what) = chmod_call(compact) {
         flag(Concern::Privilege, what);
     }
-    for what in native::loads(line, compact) {
+    for what in native_code::loads(line, compact) {
         flag(Concern::NativeCode, what);
     }
     if line.lang == Lang::JavaScript {
