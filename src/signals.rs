@@ -51,7 +51,7 @@ pub struct Signals {
     pub analysis: Option<Analysis>,
     /// The risk score, from the analysis, the coverage and the declared floor.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub risk: Option<crate::analysis::risk::RiskScore>,
+    pub risk: Option<RiskScore>,
     /// What breaks for the skill's users beyond removal or renaming: `name` changed, a major
     /// version bump, a documented input or field removed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -144,32 +144,6 @@ pub struct Analysis {
     pub skipped: Vec<String>,
 }
 
-impl Analysis {
-    /// Every piece of evidence with the secrets in it redacted: evidence quotes the skill
-    /// (`allowed-tools grants Bash(curl -H "Authorization: Bearer …")`).
-    pub fn redacted(mut self) -> Self {
-        use crate::analysis::secrets::redact_text;
-        for list in [
-            &mut self.dependencies,
-            &mut self.security_sensitive,
-            &mut self.infrastructure,
-            &mut self.database_writes,
-            &mut self.dynamic_code,
-            &mut self.submodules,
-            &mut self.skipped,
-        ] {
-            for item in list.iter_mut() {
-                *item = redact_text(item);
-            }
-        }
-        if let Some(complexity) = &mut self.complexity {
-            complexity.at = complexity.at.as_deref().map(redact_text);
-        }
-        self.generated = self.generated.as_deref().map(redact_text);
-        self
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ComplexitySignal {
     /// The highest cyclomatic complexity of any function.
@@ -179,6 +153,27 @@ pub struct ComplexitySignal {
     /// Where the most complex function is: `file:line name`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at: Option<String>,
+}
+
+/// The risk score and how it came about (`analysis::risk::score`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RiskScore {
+    /// `max(measured, declared)`.
+    pub score: f64,
+    pub measured: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declared: Option<f64>,
+    /// Each part, normalised to 0–1, before weighting.
+    pub parts: RiskParts,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RiskParts {
+    pub security: f64,
+    pub complexity: f64,
+    pub coverage: f64,
+    pub dependencies: f64,
+    pub criticality: f64,
 }
 
 /// Whether the skill has a suite that ran.

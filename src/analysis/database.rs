@@ -1,8 +1,8 @@
 //! Database writes in a skill: SQL that changes data or schema, in `.sql` files and in SQL
 //! strings inside scripts. Any of it is escalated to a DBA.
 //!
-//! The rules, over the code lines of [`super::scan`] (never Markdown prose, so "update the docs"
-//! is not SQL; `SKILL.md` blocks tagged `sql`, `bash`, `python`, … are code):
+//! The rules, over the code lines of [`super::code_lines`] (never Markdown prose, so "update the
+//! docs" is not SQL; `SKILL.md` blocks tagged `sql`, `bash`, `python`, … are code):
 //! - a write is a statement shape, not a word: `INSERT [OR …] INTO t`, `REPLACE INTO t`,
 //!   `UPDATE t … SET`, `DELETE FROM t`, `MERGE INTO t`, `CREATE [OR REPLACE] [TEMP|UNIQUE|…]
 //!   TABLE|INDEX|VIEW|DATABASE|SCHEMA|TRIGGER|SEQUENCE|FUNCTION|PROCEDURE|TYPE|EXTENSION|ROLE|
@@ -24,7 +24,11 @@ use std::sync::LazyLock;
 use serde::{Deserialize, Serialize};
 
 use super::Sources;
-use super::scan::{self, CodeLine, Evidence, Lang, Needles, code_lines, is_test_path};
+use super::code_lines::{CodeLine, Lang, code_lines};
+use super::evidence;
+use super::evidence::Evidence;
+use super::paths::is_test_path;
+use super::patterns::Needles;
 
 /// The database writes of a skill.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,7 +47,7 @@ impl DatabaseWrites {
     /// `database writes: INSERT INTO orders (sync.py:12), DROP TABLE users (001.sql:3)`.
     pub fn reason(&self) -> Option<String> {
         (!self.found.is_empty())
-            .then(|| format!("database writes: {}", scan::located(&self.found, SHOWN)))
+            .then(|| format!("database writes: {}", evidence::located(&self.found, SHOWN)))
     }
 }
 
@@ -71,7 +75,7 @@ pub fn analyze(sources: &Sources) -> DatabaseWrites {
             let in_context = context_until.is_some_and(|until| line.number <= until);
             let line_tokens: Vec<Token<'_>> = tokens(&line).collect();
             for (what, number) in writes(&line_tokens, in_context) {
-                scan::push_once(
+                evidence::push_once(
                     &mut found,
                     &mut seen,
                     Evidence::new(what, &source.path, number),
@@ -79,7 +83,7 @@ pub fn analyze(sources: &Sources) -> DatabaseWrites {
             }
         }
         for (what, number) in writes(&sql_tokens, true) {
-            scan::push_once(
+            evidence::push_once(
                 &mut found,
                 &mut seen,
                 Evidence::new(what, &source.path, number),
@@ -397,7 +401,7 @@ mod tests {
 
     #[test]
     fn the_release_notifier_fixture() {
-        let (sources, _) = scan::fixtures::skill("release-notifier");
+        let (sources, _) = crate::analysis::fixtures::skill("release-notifier");
         assert_eq!(
             analyze(&sources).reason().as_deref(),
             Some(

@@ -34,7 +34,8 @@ use tree_sitter::{Node, Parser};
 
 use super::Sources;
 use super::destructive;
-use super::scan::{Evidence, is_test_path};
+use super::evidence::Evidence;
+use super::paths::is_test_path;
 use super::shell::{self, Cmd, Input, Script, Shape, Word};
 use super::syntax::{self, Grammar, Unit, excerpt, line_of, nodes, text};
 
@@ -130,9 +131,9 @@ fn inline_code<'w>(program: &str, args: &'w [Word]) -> Option<&'w Word> {
 /// The grammar an interpreter reads its code with.
 fn grammar_of(program: &str) -> Option<Grammar> {
     match super::runs::runs_as(program)? {
-        super::scan::Lang::Shell => Some(Grammar::Bash),
-        super::scan::Lang::Python => Some(Grammar::Python),
-        super::scan::Lang::JavaScript => Some(Grammar::JavaScript),
+        super::code_lines::Lang::Shell => Some(Grammar::Bash),
+        super::code_lines::Lang::Python => Some(Grammar::Python),
+        super::code_lines::Lang::JavaScript => Some(Grammar::JavaScript),
         _ => None,
     }
 }

@@ -9,7 +9,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::Sources;
-use super::scan::{self, Evidence};
+use super::evidence::Evidence;
+use super::{code_lines, paths};
 use crate::skill::SkillMeta;
 
 /// Phase 4 generation of a skill.
@@ -61,13 +62,13 @@ pub fn analyze(sources: &Sources, meta: &SkillMeta) -> Generated {
     if !generated.is_generated() {
         return generated;
     }
-    let skill_file = sources.files.iter().find(|s| scan::is_skill_file(&s.path));
+    let skill_file = sources.files.iter().find(|s| paths::is_skill_file(&s.path));
     let (file, line) = match skill_file {
         Some(source) => (
             source.path.as_str(),
-            scan::frontmatter_line(&source.text, &["generated-by", "generated_by"])
+            code_lines::frontmatter_line(&source.text, &["generated-by", "generated_by"])
                 .or_else(|| {
-                    scan::frontmatter_line(
+                    code_lines::frontmatter_line(
                         &source.text,
                         &["phase4-pattern-id", "phase4_pattern_id"],
                     )
@@ -160,7 +161,7 @@ mod tests {
 
     #[test]
     fn the_release_notifier_fixture() {
-        let (sources, meta) = scan::fixtures::skill("release-notifier");
+        let (sources, meta) = crate::analysis::fixtures::skill("release-notifier");
         let g = analyze(&sources, &meta);
         assert_eq!(
             g.reason().as_deref(),

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::scan::Evidence;
+use super::evidence::Evidence;
 
 /// One submodule: `what` names its path and URL; `file:line` is where it is declared, relative
 /// to the skill (`../../.gitmodules` for the repository's own file).

@@ -9,7 +9,7 @@
 //!   definitions: GitHub Actions workflows and actions, GitLab CI, CircleCI, Azure Pipelines,
 //!   Bitbucket Pipelines, Travis, Buildkite, Jenkinsfiles. Files of the skill's test suite
 //!   (under `tests/`, `fixtures/`, …) are data for the suite, not infrastructure: they do not count.
-//! - **commands** that change infrastructure (over the code lines of [`super::scan`]):
+//! - **commands** that change infrastructure (over the code lines of [`super::code_lines`]):
 //!   `terraform|tofu|terragrunt apply|destroy|import|taint|state`, `kubectl|oc apply|create|
 //!   delete|patch|replace|scale|rollout|set|edit|label|annotate|drain|cordon|taint|expose|run|
 //!   autoscale`, `helm install|upgrade|uninstall|delete|rollback`, `pulumi up|destroy`,
@@ -30,7 +30,11 @@ use std::collections::HashSet;
 use serde::{Deserialize, Serialize};
 
 use super::Sources;
-use super::scan::{self, Command, Evidence, base_name, code_lines, for_each_command, is_test_path};
+use super::code_lines::code_lines;
+use super::evidence::Evidence;
+use super::line_commands::{Command, for_each_command};
+use super::paths::{base_name, is_test_path};
+use super::{code_lines, evidence, line_commands, paths};
 use crate::skill::SkillMeta;
 
 /// What in a skill changes infrastructure.
@@ -52,7 +56,7 @@ impl Infrastructure {
         (!self.found.is_empty()).then(|| {
             format!(
                 "infrastructure change: {}",
-                scan::located(&self.found, SHOWN)
+                evidence::located(&self.found, SHOWN)
             )
         })
     }
@@ -67,7 +71,7 @@ pub fn analyze(sources: &Sources, meta: &SkillMeta) -> Infrastructure {
             continue;
         }
         if let Some((what, line)) = infrastructure_file(&source.path, &source.text) {
-            scan::push_once(
+            evidence::push_once(
                 &mut found,
                 &mut seen,
                 Evidence::new(what, &source.path, line),
@@ -76,7 +80,7 @@ pub fn analyze(sources: &Sources, meta: &SkillMeta) -> Infrastructure {
         for line in code_lines(source) {
             for_each_command(&line, |command| {
                 if let Some(what) = infrastructure_command(command) {
-                    scan::push_once(
+                    evidence::push_once(
                         &mut found,
                         &mut seen,
                         Evidence::new(what, &source.path, line.number),
@@ -85,18 +89,18 @@ pub fn analyze(sources: &Sources, meta: &SkillMeta) -> Infrastructure {
             });
         }
     }
-    let skill_file = sources.files.iter().find(|s| scan::is_skill_file(&s.path));
+    let skill_file = sources.files.iter().find(|s| paths::is_skill_file(&s.path));
     for grant in &meta.allowed_tools {
         if let Some(grant) = shell_grant(grant) {
             let (file, line) = match skill_file {
                 Some(source) => (
                     source.path.as_str(),
-                    scan::frontmatter_line(&source.text, &["allowed-tools", "allowed_tools"])
+                    code_lines::frontmatter_line(&source.text, &["allowed-tools", "allowed_tools"])
                         .unwrap_or(1),
                 ),
                 None => ("SKILL.md", 1),
             };
-            scan::push_once(
+            evidence::push_once(
                 &mut found,
                 &mut seen,
                 Evidence::new(format!("allowed-tools grants {grant}"), file, line),
@@ -199,7 +203,7 @@ fn by_content(text: &str, yaml: bool) -> Option<(String, u32)> {
         if kind.is_none()
             && let Some(value) = line.strip_prefix("kind:")
         {
-            let value = scan::unquote(value.trim());
+            let value = line_commands::unquote(value.trim());
             if !value.is_empty() {
                 kind = Some((value.to_owned(), number));
             }
@@ -222,7 +226,7 @@ fn infrastructure_command(c: &Command<'_>) -> Option<String> {
     let operands: Vec<&str> = c
         .args
         .iter()
-        .map(|a| scan::unquote(a))
+        .map(|a| line_commands::unquote(a))
         .filter(|a| !a.starts_with('-'))
         .collect();
     let named = |words: &[&str]| -> String {
@@ -537,7 +541,7 @@ mod tests {
 
     #[test]
     fn the_release_notifier_fixture() {
-        let (sources, meta) = scan::fixtures::skill("release-notifier");
+        let (sources, meta) = crate::analysis::fixtures::skill("release-notifier");
         assert_eq!(
             analyze(&sources, &meta).reason().as_deref(),
             Some(

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use tree_sitter::{Node, Parser, Tree};
 
 use super::Source;
-use super::scan::{CodeLine, Lang, code_lines};
+use super::code_lines::{CodeLine, Lang, code_lines};
 use super::shell::{self, Cmd, Input, Script, Shape, Word};
 use super::syntax::{self, Grammar, Unit, line_of, text};
 

@@ -2,12 +2,12 @@
 //! finding as `what (file:line)`, with paths relative to the repository.
 
 use super::dynamic::{self, Kind};
+use super::secrets::redact_text;
 use super::sensitive::{Concern, Flag};
 use super::{
     Sources, complexity, database, dependencies, generated, infrastructure, secrets, sensitive,
 };
-use crate::signals::Analysis;
-use crate::signals::ComplexitySignal;
+use crate::signals::{Analysis, ComplexitySignal};
 use crate::skill::SkillMeta;
 
 /// Measure the skill whose files are `sources`; `dir` is the skill directory relative to the
@@ -73,7 +73,7 @@ pub fn measure(sources: &Sources, meta: &SkillMeta, dir: &str) -> Analysis {
             ));
         }
     }
-    Analysis {
+    redacted(Analysis {
         // Not measured when the skill has no code in a language the gate parses.
         complexity: (measured.function_count > 0).then(|| ComplexitySignal {
             max: measured.max,
@@ -141,6 +141,149 @@ pub fn measure(sources: &Sources, meta: &SkillMeta, dir: &str) -> Analysis {
                 }
             })
             .collect(),
+    })
+}
+
+/// Every piece of evidence with the secrets in it redacted: evidence quotes the skill
+/// (`allowed-tools grants Bash(curl -H "Authorization: Bearer …")`).
+fn redacted(mut analysis: Analysis) -> Analysis {
+    for list in [
+        &mut analysis.dependencies,
+        &mut analysis.security_sensitive,
+        &mut analysis.infrastructure,
+        &mut analysis.database_writes,
+        &mut analysis.dynamic_code,
+        &mut analysis.submodules,
+        &mut analysis.skipped,
+    ] {
+        for item in list.iter_mut() {
+            *item = redact_text(item);
+        }
     }
-    .redacted()
+    if let Some(complexity) = &mut analysis.complexity {
+        complexity.at = complexity.at.as_deref().map(redact_text);
+    }
+    analysis.generated = analysis.generated.as_deref().map(redact_text);
+    analysis
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn random_text_in_every_kind_of_file_never_panics() {
+        use crate::analysis::{
+            Sources, database, dependencies, generated, infrastructure, sensitive,
+        };
+        let pieces = [
+            "curl",
+            " ",
+            "|",
+            "sh",
+            "$(",
+            ")",
+            "\"",
+            "'",
+            "`",
+            "https://",
+            "é",
+            "«",
+            "://",
+            "@",
+            ":",
+            "/",
+            ".",
+            "io",
+            "{",
+            "}",
+            "<",
+            ">",
+            "%",
+            "*",
+            "#",
+            "//",
+            "--",
+            "/*",
+            "*/",
+            "\n",
+            "INSERT",
+            "INTO",
+            "UPDATE",
+            "SET",
+            "CREATE",
+            "TABLE",
+            "sudo",
+            "chmod",
+            "777",
+            "eval",
+            "-c",
+            "run: |",
+            "  ",
+            "- ",
+            "```bash",
+            "```",
+            "---",
+            "import ",
+            "from ",
+            "require(",
+            "exec(",
+            "subprocess.run([",
+            "$GITHUB_TOKEN",
+            "${{ secrets.",
+            "apiVersion:",
+            "kind:",
+            "\u{fffd}",
+            "日本",
+            "\t",
+            "=",
+            ";",
+            "&&",
+            "\\",
+        ];
+        let mut seed: u64 = 0x5eed;
+        let mut next = |n: usize| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            usize::try_from(seed >> 33).unwrap_or(0) % n
+        };
+        let names = [
+            "SKILL.md",
+            "a.sh",
+            "b.py",
+            "c.js",
+            "d.sql",
+            "e.yaml",
+            "f.go",
+            "g.rb",
+            "h.rs",
+            "Dockerfile",
+            "package.json",
+            "requirements.txt",
+            "go.mod",
+            "x.tf",
+            ".github/workflows/w.yml",
+        ];
+        for _ in 0..60 {
+            let texts: Vec<String> = names
+                .iter()
+                .map(|_| (0..400).map(|_| pieces[next(pieces.len())]).collect())
+                .collect();
+            let files: Vec<(&str, &str)> = names
+                .iter()
+                .copied()
+                .zip(texts.iter().map(String::as_str))
+                .collect();
+            let sources = Sources::from_texts(&files);
+            let meta = crate::skill::SkillMeta {
+                allowed_tools: vec![texts[0].chars().take(20).collect()],
+                ..Default::default()
+            };
+            let deps = dependencies::analyze(&sources, &meta);
+            let _ = (deps.count(), deps.reason());
+            let _ = sensitive::analyze(&sources).reason();
+            let _ = infrastructure::analyze(&sources, &meta).reason();
+            let _ = database::analyze(&sources).reason();
+            let _ = generated::analyze(&sources, &meta).reason();
+        }
+    }
 }

@@ -3,20 +3,26 @@
 //! note, so hostile files (binaries, minified bundles, invalid UTF-8) cost bounded time and
 //! memory.
 
+pub mod code_lines;
 pub mod complexity;
 pub mod database;
 pub mod dependencies;
 pub mod destructive;
 pub mod dynamic;
+pub mod evidence;
+#[cfg(test)]
+pub(crate) mod fixtures;
 pub mod generated;
 pub mod gitlinks;
+pub mod imports;
 pub mod infrastructure;
 pub mod invoked;
+pub mod line_commands;
 mod measure;
-pub mod native;
+pub mod paths;
+pub mod patterns;
 pub mod risk;
 pub(crate) mod runs;
-pub mod scan;
 pub mod secrets;
 pub mod sensitive;
 pub mod shell;

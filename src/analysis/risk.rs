@@ -10,9 +10,8 @@
 //! | dependencies | none | 4 or more (linear between) |
 //! | criticality | other categories | a `category` listed in `policy.critical-categories` |
 
-use serde::{Deserialize, Serialize};
-
 use crate::config::RiskWeights;
+use crate::signals::{RiskParts, RiskScore};
 
 /// A complexity at or above this is the most complex part there is.
 pub const COMPLEXITY_CEILING: f64 = 20.0;
@@ -35,27 +34,6 @@ pub struct RiskInputs {
     pub critical: bool,
     /// The skill's declared `risk-score`.
     pub declared: Option<f64>,
-}
-
-/// The score and how it came about.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RiskScore {
-    /// `max(measured, declared)`.
-    pub score: f64,
-    pub measured: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub declared: Option<f64>,
-    /// Each part, normalised to 0–1, before weighting.
-    pub parts: RiskParts,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct RiskParts {
-    pub security: f64,
-    pub complexity: f64,
-    pub coverage: f64,
-    pub dependencies: f64,
-    pub criticality: f64,
 }
 
 /// The risk score of `inputs` under `weights`.

@@ -17,7 +17,9 @@ use std::collections::{HashMap, HashSet};
 
 use tree_sitter::Parser;
 
-use super::scan::{CodeLine, Lang, code_lines, commands_of, is_test_path};
+use super::code_lines::{CodeLine, Lang, code_lines};
+use super::line_commands::commands_of;
+use super::paths::is_test_path;
 use super::shell::{self, Input, Shape, Word};
 use super::syntax::{self, Grammar};
 use super::{Source, Sources};
@@ -192,7 +194,7 @@ fn run_targets(parser: &mut Parser, source: &Source) -> Vec<(String, Lang)> {
                 && let Some(file) = command
                     .args
                     .iter()
-                    .map(|a| super::scan::unquote(a))
+                    .map(|a| super::line_commands::unquote(a))
                     .find(|a| !a.starts_with('-'))
             {
                 found.push((file.to_owned(), lang));
@@ -610,7 +612,7 @@ fn js_relative_modules(text: &str) -> Vec<String> {
         text,
         lang: Lang::JavaScript,
     };
-    super::scan::imports(&line)
+    super::imports::imports(&line)
         .into_iter()
         .filter(|m| m.starts_with("./") || m.starts_with("../"))
         .collect()

@@ -33,7 +33,7 @@ pub struct Source {
     /// The languages other files of the skill run it as (`bash assets/notes.txt`), besides
     /// its own: it is read as each of them and as its own (see [`super::runs`]), so a decoy
     /// `python3 run.sh` beside `bash run.sh` hides nothing.
-    pub run_as: Vec<super::scan::Lang>,
+    pub run_as: Vec<super::code_lines::Lang>,
     /// Run or sourced by a file of the skill that is not a test (`bash fixtures/setup.sh` in
     /// `SKILL.md`): what it does is what the skill does, wherever it lives.
     pub run_by_skill: bool,

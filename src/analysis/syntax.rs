@@ -8,8 +8,8 @@ use std::time::Instant;
 use tree_sitter::{Node, ParseOptions, ParseState, Parser, Tree};
 
 use super::Source;
+use super::code_lines::{CodeLine, Lang, own_code_lines};
 use super::complexity::{Language, PARSE_TIME_LIMIT};
-use super::scan::{CodeLine, Lang, own_code_lines};
 
 /// A grammar the signals read code with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,7 +64,7 @@ pub fn units(source: &Source) -> Vec<Unit<'_>> {
     let mut units: Vec<Unit<'_>> = match Language::own(source) {
         Some(_) => Vec::new(),
         // PowerShell is not bash: `$x = 1` read as bash is a command named `$x`. Its lines
-        // are still read by the line signals ([`super::scan`]).
+        // are still read by the line signals ([`super::code_lines`]).
         None if is_powershell_file(source) => Vec::new(),
         None if source.extension() == "md" => fence_units(source, false),
         None => own_code_lines(source)
@@ -80,7 +80,7 @@ fn is_powershell_file(source: &Source) -> bool {
 }
 
 /// The commands of a Markdown file's untagged fences and indented blocks (the lines
-/// [`super::scan`] takes for commands there: a known program first, sample output left out),
+/// [`super::code_lines`] takes for commands there: a known program first, sample output left out),
 /// read as [`fence_units`] reads a tagged block, each run of consecutive lines a unit. Apart
 /// from [`units`], whose readers (the lint of `SKILL.md`'s commands) read those blocks their
 /// own way.

@@ -872,7 +872,7 @@ fn strip_prompt(line: &str, at: usize) -> (&str, usize) {
 /// assignments and wrappers: cheap, so that sample output is never parsed.
 fn starts_with_command(line: &str) -> bool {
     line.split_whitespace()
-        .find(|w| !(is_assignment(w) || crate::analysis::scan::is_wrapper(w)))
+        .find(|w| !(is_assignment(w) || crate::analysis::line_commands::is_wrapper(w)))
         .is_some_and(|w| {
             let program = w.rsplit('/').next().unwrap_or(w);
             is_interpreter(program) || is_reader(program) || is_cd(program)

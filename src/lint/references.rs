@@ -139,7 +139,7 @@ fn code_paths<'c>(code: &'c str, span: &str, name: &str) -> Vec<(usize, &'c str,
     let tokens: Vec<&str> = code.split_whitespace().collect();
     // Past a prompt, assignments and wrappers (`$ FOO=1 sudo …`) to the program.
     let first = tokens.iter().position(|t| {
-        !(*t == "$" || commands_is_assignment(t) || crate::analysis::scan::is_wrapper(t))
+        !(*t == "$" || commands_is_assignment(t) || crate::analysis::line_commands::is_wrapper(t))
     });
     let Some(first) = first else {
         return Vec::new();

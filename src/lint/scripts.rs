@@ -15,10 +15,11 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::commands::{self, How, Target};
-use crate::analysis::scan::{self, Lang};
+use crate::analysis::code_lines::Lang;
 use crate::analysis::shell::{self, Word};
 use crate::analysis::syntax::{self, Grammar};
 use crate::analysis::{MAX_FILE_BYTES, MAX_TOTAL_BYTES, Source};
+use crate::analysis::{code_lines, paths};
 use crate::skill::Finding;
 
 /// Read at most this much of a script: the rules only need its first line, and a larger file
@@ -161,13 +162,13 @@ fn runners(repo: &Path, skill_dir: &Path, files: &[String]) -> Vec<Source> {
     let mut sources = Vec::new();
     let mut total = 0;
     for rel in files {
-        let name = scan::base_name(rel);
+        let name = paths::base_name(rel);
         let ext = name
             .rsplit_once('.')
             .map(|(_, e)| e.to_ascii_lowercase())
             .unwrap_or_default();
         let candidate = RUNNER_EXTENSIONS.contains(&ext.as_str()) || !name.contains('.');
-        if !candidate || scan::is_skill_file(rel) || total >= MAX_TOTAL_BYTES {
+        if !candidate || paths::is_skill_file(rel) || total >= MAX_TOTAL_BYTES {
             continue;
         }
         let Ok(bytes) = crate::untrusted::read_file(repo, &skill_dir.join(rel), MAX_FILE_BYTES)
@@ -219,7 +220,7 @@ fn direct_runs(source: &Source) -> Vec<(u32, String)> {
     if shell_lines {
         return found;
     }
-    for line in scan::code_lines(source) {
+    for line in code_lines::code_lines(source) {
         if matches!(line.lang, Lang::Shell | Lang::Config) {
             continue;
         }

@@ -195,10 +195,11 @@ fn weight(demand: Demand) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::risk::{RiskInputs, RiskParts, RiskScore};
+    use crate::analysis::risk::RiskInputs;
     use crate::changes::ChangeKind;
     use crate::config::SkipHandling;
     use crate::signals::{Analysis, ComplexitySignal, CoverageSignal, SuiteSignal, TestCounts};
+    use crate::signals::{RiskParts, RiskScore};
 
     /// A skill that meets every auto criterion.
     fn good() -> Signals {

@@ -44,7 +44,7 @@ fn is_catch_all(item: Node<'_>, src: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use crate::analysis::complexity::measure::tests::{measured, rows};
+    use crate::analysis::complexity::functions::tests::{measured, rows};
 
     #[test]
     fn each_decision_point_adds_one() {

@@ -145,7 +145,7 @@ fn key_name(node: Node<'_>, src: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use crate::analysis::complexity::measure::tests::{measured, rows};
+    use crate::analysis::complexity::functions::tests::{measured, rows};
 
     #[test]
     fn each_decision_point_adds_one() {

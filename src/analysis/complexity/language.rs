@@ -1,7 +1,7 @@
 //! Which language a skill file is written in: by extension, or by shebang when it has none.
 
 use crate::analysis::Source;
-use crate::analysis::scan::Lang;
+use crate::analysis::code_lines::Lang;
 
 /// A language whose functions are measured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::measure::GLOBAL;
-use super::measure::tests::measured;
+use super::functions::GLOBAL;
+use super::functions::tests::measured;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/complexity")

@@ -2,16 +2,16 @@
 //! bash, Python and JavaScript/TypeScript, counted the way `lizard` counts.
 
 mod bash;
+mod functions;
 mod javascript;
 mod language;
-mod measure;
 mod python;
 mod walker;
 
 #[cfg(test)]
 mod lizard;
 
-pub use language::Language;
-pub use measure::{
+pub use functions::{
     Complexity, FunctionComplexity, GLOBAL, MAX_FUNCTIONS, PARSE_TIME_LIMIT, measure,
 };
+pub use language::Language;

@@ -35,7 +35,7 @@ impl Rules for Python {
 
 #[cfg(test)]
 mod tests {
-    use crate::analysis::complexity::measure::tests::{measured, rows};
+    use crate::analysis::complexity::functions::tests::{measured, rows};
 
     #[test]
     fn each_decision_point_adds_one() {

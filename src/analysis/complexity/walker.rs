@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use tree_sitter::{Node, ParseOptions, ParseState, Parser};
 
-use super::measure::GLOBAL;
+use super::functions::GLOBAL;
 
 /// Names longer than this (a long member chain, deep nesting) are cut.
 const MAX_NAME_CHARS: usize = 120;

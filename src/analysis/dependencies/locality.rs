@@ -16,8 +16,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{Context, Target, authority, urls};
-use crate::analysis::scan::{self, CodeLine, Lang};
+use super::context::Context;
+use super::hosts::Target;
+use super::libraries::{JS_LIBRARIES, PYTHON_LIBRARIES};
+use super::urls::{authority, urls};
+use crate::analysis::code_lines::{CodeLine, Lang};
+use crate::analysis::imports;
 
 /// HTTP libraries whose requests name their address in their first argument (or `url=`).
 const READABLE: &[&str] = &[
@@ -80,17 +84,17 @@ pub(super) fn local_only(lines: &[CodeLine<'_>], ctx: Context) -> HashSet<&'stat
         }
         constants.read(line.text, ctx);
         let table = if line.lang == Lang::Python {
-            super::PYTHON_LIBRARIES
+            PYTHON_LIBRARIES
         } else {
-            super::JS_LIBRARIES
+            JS_LIBRARIES
         };
-        let modules = scan::imports(line);
+        let modules = imports::imports(line);
         let libraries: Vec<&'static str> = modules
             .iter()
-            .filter_map(|m| scan::library_of(m, table))
+            .filter_map(|m| imports::library_of(m, table))
             .filter(|l| READABLE.contains(l))
             .collect();
-        if line.lang == Lang::JavaScript && scan::calls(line.text, "fetch(") {
+        if line.lang == Lang::JavaScript && imports::calls(line.text, "fetch(") {
             bindings.push(Binding {
                 library: "fetch",
                 name: "fetch".to_owned(),
@@ -598,7 +602,7 @@ fn split_arguments(text: &str) -> Vec<&str> {
 /// (`from requests import *`, an import continued on the next line).
 fn python_bindings(text: &str, table: &[&'static str]) -> Option<Vec<(&'static str, String)>> {
     let text = text.trim();
-    let readable = |m: &str| scan::library_of(m, table).filter(|l| READABLE.contains(l));
+    let readable = |m: &str| imports::library_of(m, table).filter(|l| READABLE.contains(l));
     let mut found = Vec::new();
     if let Some(rest) = text.strip_prefix("import ") {
         for part in rest.split(',') {
@@ -654,11 +658,11 @@ fn js_bindings(text: &str, table: &[&'static str]) -> Option<Vec<(&'static str, 
             text,
             lang: Lang::JavaScript,
         };
-        scan::imports(&line)
+        imports::imports(&line)
     };
     let library = modules
         .iter()
-        .filter_map(|m| scan::library_of(m.strip_prefix("node:").unwrap_or(m), table))
+        .filter_map(|m| imports::library_of(m.strip_prefix("node:").unwrap_or(m), table))
         .find(|l| READABLE.contains(l))?;
     if modules.len() != 1 {
         return None;

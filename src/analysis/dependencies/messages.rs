@@ -306,7 +306,8 @@ fn is_message_command(text: &str, pieces: &[Range<usize>]) -> bool {
     }
     // `printf -v url 'https://%s' "$host"` stores the text in a variable.
     let stores = program == Some("printf") && words.iter().any(|w| w.starts_with("-v"));
-    !stores && program.is_some_and(|p| MESSAGE_PROGRAMS.contains(&super::base_name(p)))
+    !stores
+        && program.is_some_and(|p| MESSAGE_PROGRAMS.contains(&crate::analysis::paths::base_name(p)))
 }
 
 /// The words of a piece of a command, quotes kept: `echo "a > b" >&2` → `echo`, `"a > b"`,

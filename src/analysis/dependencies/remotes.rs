@@ -16,8 +16,11 @@
 //! subcommands (`gh --version`, `gh help`, `gh completion`, `gh config`, `gh alias`) reach
 //! nothing.
 
-use super::{Context, Target, classify, is_host_name, is_template_label, urls};
-use crate::analysis::scan::{self, Command};
+use super::context::Context;
+use super::hosts::{Target, classify, is_host_name};
+use super::urls::{is_template_label, urls};
+use crate::analysis::line_commands;
+use crate::analysis::line_commands::Command;
 
 /// `git`'s options before the subcommand that take the next word as their value.
 const GLOBAL_VALUES: &[&str] = &[
@@ -74,7 +77,7 @@ pub(super) fn git(command: &Command<'_>, ctx: Context) -> Option<Vec<Target>> {
     let mut words = command
         .args
         .iter()
-        .map(|a| scan::unquote(a.trim_end_matches(';')));
+        .map(|a| line_commands::unquote(a.trim_end_matches(';')));
     let subcommand = loop {
         let word = words.next()?;
         if GLOBAL_VALUES.contains(&word) {
@@ -206,7 +209,7 @@ pub(super) fn gh_calls(command: &Command<'_>) -> bool {
     command
         .args
         .iter()
-        .map(|a| scan::unquote(a))
+        .map(|a| line_commands::unquote(a))
         .find(|a| !a.starts_with('-'))
         .is_some_and(|sub| !GH_LOCAL.contains(&sub))
 }
@@ -216,7 +219,7 @@ mod tests {
     use super::*;
 
     fn targets(line: &str, ctx: Context) -> Option<Vec<Target>> {
-        let commands = scan::shell_commands(line);
+        let commands = line_commands::shell_commands(line);
         let command = commands.iter().find(|c| c.name == "git").expect("git");
         git(command, ctx)
     }
@@ -348,7 +351,7 @@ mod tests {
     #[test]
     fn gh_calls_github_but_for_its_local_subcommands() {
         let gh = |line: &str| {
-            let commands = scan::shell_commands(line);
+            let commands = line_commands::shell_commands(line);
             gh_calls(commands.iter().find(|c| c.name == "gh").expect("gh"))
         };
         assert!(gh("gh pr create --fill"));

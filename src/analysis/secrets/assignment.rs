@@ -5,9 +5,9 @@
 use memchr::memmem;
 
 use super::entropy;
+use super::findings::Hit;
 use super::jwt;
 use super::placeholder;
-use super::scan::Hit;
 
 /// Fragments every secret name below contains, searched in the lowercased text.
 const TRIGGERS: &[&str] = &["pass", "pwd", "secret", "token", "key", "cred", "auth"];

@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::placeholder;
 use crate::analysis::Source;
-use crate::analysis::scan::is_test_path;
+use crate::analysis::paths::is_test_path;
 
 /// Why a finding is only a warning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -3,8 +3,8 @@
 
 use memchr::memmem;
 
+use super::findings::Hit;
 use super::placeholder::is_placeholder;
-use super::scan::Hit;
 
 /// `{"` in base64url: every JSON header starts with it.
 const ANCHOR: &str = "eyJ";

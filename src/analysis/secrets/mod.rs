@@ -10,14 +10,14 @@
 mod assignment;
 mod entropy;
 mod example;
+mod findings;
 mod jwt;
 mod pem;
 mod placeholder;
-mod scan;
 #[cfg(test)]
 pub(crate) mod testing;
 mod tokens;
 mod url;
 
 pub use example::Example;
-pub use scan::{Level, RULES, SecretFinding, redact, redact_text, scan};
+pub use findings::{Level, RULES, SecretFinding, redact, redact_text, scan};

@@ -4,7 +4,7 @@
 
 use memchr::memmem;
 
-use super::scan::Hit;
+use super::findings::Hit;
 
 const BEGIN: &str = "-----BEGIN ";
 const DASHES: &[u8] = b"-----";

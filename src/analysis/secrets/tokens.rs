@@ -5,8 +5,8 @@
 use memchr::memmem;
 
 use super::entropy;
+use super::findings::Hit;
 use super::placeholder::is_placeholder_token;
-use super::scan::Hit;
 
 /// How long the body after the prefix may be.
 enum Len {

@@ -5,8 +5,8 @@
 use memchr::memmem;
 
 use super::entropy;
+use super::findings::Hit;
 use super::placeholder;
-use super::scan::Hit;
 
 const ANCHOR: &str = "://";
 /// The longest user information read after the scheme: `user:password`.

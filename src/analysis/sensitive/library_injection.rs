@@ -1,29 +1,21 @@
-//! Native code a skill builds or loads, and libraries it injects into other programs: the
-//! rules behind the `native code` and `library injection` concerns of [`super::sensitive`].
+//! Security-sensitive content: libraries a skill injects into other programs.
 //!
-//! - **native code**: a C compiler that builds something (`gcc`, `cc`, `clang`, `g++`, `c++`,
-//!   `clang++`, `tcc`, versioned or cross-prefixed: `gcc-12`, `x86_64-linux-gnu-gcc`; not
-//!   `gcc --version`); kernel modules loaded (`insmod`, `modprobe`); libraries loaded in code:
-//!   Python `ctypes.CDLL(…)`/`cdll.LoadLibrary(…)`/`WinDLL(…)`, `cffi`, `dlopen(…)`, Node
-//!   `process.dlopen(…)`, a `require` or `import` of a `.node` file, `ffi-napi`/`koffi`/
-//!   `ffi-rs`/`bindings`, Go `import "C"` and `plugin.Open(…)`, Ruby `fiddle`/`ffi`, Rust
-//!   `libloading`.
-//! - **library injection**: `LD_PRELOAD`, `LD_AUDIT`, `DYLD_INSERT_LIBRARIES` set (shell
-//!   `X=… cmd`, `export X=…`, `env X=…`, Dockerfile `ENV`, YAML/JSON/`.env` keys,
-//!   `os.environ["X"] = …`, `env={"X": …}`, `dict(X=…)`, `process.env.X = …`,
-//!   `os.Setenv("X", …)`, `"X=…"` env entries): each names code loaded into every program
-//!   started. The search paths `LD_LIBRARY_PATH` and `DYLD_LIBRARY_PATH` only when they put a
-//!   directory of the skill's own (a relative path, `$(dirname "$0")/lib`, `$PWD`,
-//!   `__file__`/`__dirname`) or one anyone can write (`/tmp`, `/var/tmp`, `/dev/shm`) in the
-//!   search: a library there named like a system one (`libc.so.6`, `libssl.so`) is loaded into
-//!   every program instead, which is injection; a system or toolchain directory
-//!   (`/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}`, `"$(brew --prefix)/lib"`) is setup.
-//!   Reading one (`$LD_PRELOAD`, `os.environ.get("LD_PRELOAD")`) or clearing it is not.
+//! **library injection**: `LD_PRELOAD`, `LD_AUDIT`, `DYLD_INSERT_LIBRARIES` set (shell
+//! `X=… cmd`, `export X=…`, `env X=…`, Dockerfile `ENV`, YAML/JSON/`.env` keys,
+//! `os.environ["X"] = …`, `env={"X": …}`, `dict(X=…)`, `process.env.X = …`,
+//! `os.Setenv("X", …)`, `"X=…"` env entries): each names code loaded into every program
+//! started. The search paths `LD_LIBRARY_PATH` and `DYLD_LIBRARY_PATH` only when they put a
+//! directory of the skill's own (a relative path, `$(dirname "$0")/lib`, `$PWD`,
+//! `__file__`/`__dirname`) or one anyone can write (`/tmp`, `/var/tmp`, `/dev/shm`) in the
+//! search: a library there named like a system one (`libc.so.6`, `libssl.so`) is loaded into
+//! every program instead, which is injection; a system or toolchain directory
+//! (`/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}`, `"$(brew --prefix)/lib"`) is setup.
+//! Reading one (`$LD_PRELOAD`, `os.environ.get("LD_PRELOAD")`) or clearing it is not.
 
-use super::scan::{self, CodeLine, Lang, Needles};
+use crate::analysis::code_lines::Lang;
 
 /// Variables that make the dynamic loader load other code into every program started.
-pub const INJECTION_VARIABLES: &[&str] = &[
+const INJECTION_VARIABLES: &[&str] = &[
     "LD_PRELOAD",
     "LD_LIBRARY_PATH",
     "LD_AUDIT",
@@ -35,7 +27,7 @@ pub const INJECTION_VARIABLES: &[&str] = &[
 const PRELOADS: &[&str] = &["LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES"];
 
 /// Whether `name` is one of [`INJECTION_VARIABLES`].
-pub fn is_injection_variable(name: &str) -> bool {
+fn is_injection_variable(name: &str) -> bool {
     INJECTION_VARIABLES.contains(&name)
 }
 
@@ -43,7 +35,7 @@ pub fn is_injection_variable(name: &str) -> bool {
 /// one of [`PRELOADS`], or a search path holding a directory of the skill or a temporary one
 /// (see the module docs). `lang` is the language the value is written in: in shell, the
 /// value's variables are followed by what the script gives them, written after it in `⟨…⟩`.
-pub fn injects(name: &str, value: Option<&str>, lang: Lang) -> bool {
+pub(super) fn injects(name: &str, value: Option<&str>, lang: Lang) -> bool {
     if PRELOADS.contains(&name) {
         return true;
     }
@@ -140,128 +132,8 @@ fn entries(value: &str) -> Vec<&str> {
     found
 }
 
-const COMPILERS: &[&str] = &["gcc", "cc", "clang", "g++", "c++", "clang++", "tcc", "icc"];
-
-/// Options that ask a compiler about itself or only check: it builds nothing.
-const QUERIES: &[&str] = &[
-    "--version",
-    "-v",
-    "--help",
-    "-dumpversion",
-    "-dumpmachine",
-    "-dumpspecs",
-    "-E",
-    "-M",
-    "-MM",
-    "-fsyntax-only",
-];
-
-const SOURCES: &[&str] = &[
-    ".c", ".cc", ".cpp", ".cxx", ".c++", ".C", ".s", ".S", ".o", ".m", ".a",
-];
-
-/// What a command does with native code: `gcc -o shim.so` (a build and its output),
-/// `modprobe (kernel module)`; `None` for anything else.
-pub fn command(name: &str, args: &[&str]) -> Option<String> {
-    if matches!(name, "insmod" | "modprobe") {
-        return Some(format!("{name} (kernel module)"));
-    }
-    let stem = name.trim_end_matches(|c: char| c.is_ascii_digit() || c == '.' || c == '-');
-    let last = stem.rsplit('-').next().unwrap_or(stem);
-    if !(COMPILERS.contains(&stem) || COMPILERS.contains(&last)) {
-        return None;
-    }
-    if args.is_empty()
-        || args
-            .iter()
-            .any(|a| QUERIES.contains(a) || a.starts_with("-print"))
-    {
-        return None;
-    }
-    let output = args.iter().enumerate().find_map(|(i, a)| match *a {
-        "-o" => args.get(i + 1).copied(),
-        _ => a.strip_prefix("-o").filter(|o| !o.is_empty()),
-    });
-    let source = args
-        .iter()
-        .find(|a| !a.starts_with('-') && SOURCES.iter().any(|s| a.ends_with(s)));
-    let shared = args.contains(&"-shared");
-    match (output, source) {
-        (Some(output), _) => Some(format!("{name} -o {output}")),
-        (None, _) if shared => Some(format!("{name} -shared")),
-        (None, Some(source)) => Some(format!("{name} {source}")),
-        (None, None) => None,
-    }
-}
-
-/// Calls that load a native library (on the compact line: lowercase, no spaces), each with
-/// what a reviewer is shown; the first that matches names the line.
-const LOADS: &[(&str, &str)] = &[
-    ("process.dlopen(", "process.dlopen"),
-    ("ffi.dlopen(", "cffi dlopen"),
-    ("ffi.compile(", "cffi compile"),
-    ("dlopen(", "dlopen"),
-    ("cdll(", "ctypes.CDLL"),
-    ("pydll(", "ctypes.PyDLL"),
-    ("windll(", "ctypes.WinDLL"),
-    ("oledll(", "ctypes.OleDLL"),
-    ("cdll.", "ctypes.cdll"),
-    ("windll.", "ctypes.windll"),
-    ("loadlibrary(", "LoadLibrary"),
-    ("plugin.open(", "plugin.Open"),
-];
-
-static LOAD_NEEDLES: std::sync::LazyLock<Needles> =
-    std::sync::LazyLock::new(|| Needles::new(LOADS.iter().map(|(p, _)| *p)));
-
-const PYTHON_NATIVE: &[&str] = &["cffi"];
-const JS_NATIVE: &[&str] = &[
-    "ffi-napi",
-    "@napi-ffi/ffi-napi",
-    "node-ffi",
-    "koffi",
-    "ffi-rs",
-    "bindings",
-];
-const RUBY_NATIVE: &[&str] = &["fiddle", "ffi"];
-const RUST_NATIVE: &[&str] = &["libloading"];
-
-/// The native code a code line in a programming language loads: a call or a library.
-pub fn loads(line: &CodeLine<'_>, compact: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    if matches!(line.lang, Lang::Shell | Lang::Config | Lang::Sql) {
-        return found;
-    }
-    if let Some((_, what)) = LOADS
-        .iter()
-        .enumerate()
-        .find(|(i, _)| LOAD_NEEDLES.find_word(*i, compact).is_some())
-        .map(|(_, load)| *load)
-    {
-        found.push(what.to_owned());
-    }
-    let table: &[&'static str] = match line.lang {
-        Lang::Python => PYTHON_NATIVE,
-        Lang::JavaScript => JS_NATIVE,
-        Lang::Ruby => RUBY_NATIVE,
-        Lang::Rust => RUST_NATIVE,
-        _ => &[],
-    };
-    for module in scan::imports(line) {
-        if line.lang == Lang::JavaScript && module.ends_with(".node") {
-            found.push(format!("loads {}", scan::base_name(&module)));
-        } else if line.lang == Lang::Go && module == "C" {
-            found.push("cgo (import \"C\")".to_owned());
-        } else if let Some(library) = scan::library_of(&module, table) {
-            found.push(format!("{library} library"));
-        }
-    }
-    found.dedup();
-    found
-}
-
 /// The injection variable a line that is not read as shell sets (see the module docs).
-pub fn set_in_text(text: &str, lang: Lang) -> Option<&'static str> {
+pub(super) fn set_in_text(text: &str, lang: Lang) -> Option<&'static str> {
     INJECTION_VARIABLES.iter().copied().find(|name| {
         sets(text, name, lang) && {
             let after = text.find(name).map_or("", |at| &text[at + name.len()..]);
@@ -356,34 +228,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn compilers_that_build_and_those_asked_a_question() {
-        let cases: &[(&str, &[&str], Option<&str>)] = &[
-            (
-                "gcc",
-                &["-shared", "-fPIC", "-o", "shim.so", "shim.c", "-ldl"],
-                Some("gcc -o shim.so"),
-            ),
-            ("cc", &["-oprobe", "probe.c"], Some("cc -o probe")),
-            ("clang-17", &["-shared", "x.o"], Some("clang-17 -shared")),
-            (
-                "x86_64-linux-gnu-gcc",
-                &["main.c"],
-                Some("x86_64-linux-gnu-gcc main.c"),
-            ),
-            ("g++", &["-O2", "tool.cpp"], Some("g++ tool.cpp")),
-            ("gcc", &["--version"], None),
-            ("cc", &["-print-file-name=libc.so"], None),
-            ("gcc", &[], None),
-            ("modprobe", &["vfio"], Some("modprobe (kernel module)")),
-            ("make", &["-o", "x"], None),
-            ("ccache", &["-s"], None),
-        ];
-        for (name, args, expected) in cases {
-            assert_eq!(command(name, args).as_deref(), *expected, "{name} {args:?}");
-        }
-    }
-
-    #[test]
     fn injection_variables_set_but_not_read_or_mentioned() {
         let set: &[(&str, Lang)] = &[
             ("os.environ[\"LD_PRELOAD\"] = path", Lang::Python),
@@ -458,33 +302,5 @@ mod tests {
         for (text, lang) in not_set {
             assert_eq!(set_in_text(text, *lang), None, "{text}");
         }
-    }
-
-    #[test]
-    fn native_libraries_loaded_in_code() {
-        let got = |path: &str, text: &str| -> Vec<String> {
-            let source = crate::analysis::Source::new(path, text);
-            scan::code_lines(&source)
-                .flat_map(|l| loads(&l, &scan::compact(l.text)))
-                .collect()
-        };
-        assert_eq!(
-            got(
-                "a.py",
-                "import ctypes\nlib = ctypes.CDLL('./shim.so')\nlibc = ctypes.cdll.LoadLibrary(None)\nfrom cffi import FFI\nprint('ctypes.CDLL is used elsewhere')\n"
-            ),
-            vec!["ctypes.CDLL", "ctypes.cdll", "cffi library"]
-        );
-        assert_eq!(
-            got(
-                "a.js",
-                "const addon = require('./build/Release/addon.node');\nprocess.dlopen(module, p);\nconst koffi = require('koffi');\nconst fs = require('fs');\n"
-            ),
-            vec!["loads addon.node", "process.dlopen", "koffi library"]
-        );
-        assert_eq!(
-            got("a.go", "import \"C\"\np, _ := plugin.Open(\"x.so\")\n"),
-            vec!["cgo (import \"C\")", "plugin.Open"]
-        );
     }
 }
