@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::analysis::secrets::redact_text;
 use crate::coverage::{self, Coverage};
+use crate::gate::Redacted;
 use crate::results::{self, TestCase, TestRun};
 use crate::runner::{Finished, Job};
 use crate::skill::{Finding, SkillMeta};
@@ -240,11 +240,12 @@ pub fn read(
             "report-disagrees",
             &skill_file,
             None,
-            redact_text(&d.to_string()),
+            d.to_string(),
         ));
         // Only skips missing from a report (pending tests a JUnit writer leaves out) are
         // counted from the summary without holding the skill back.
-        d.unsettled.then(|| redact_text(&d.reason()))
+        d.unsettled
+            .then(|| Redacted::new(&d.reason()).into_string())
     });
     let unread = match (sources.last().map(String::as_str), finished.exit_code) {
         (Some(EXIT_CODE), Some(code)) if finished.spawn_error.is_none() => {
@@ -384,7 +385,7 @@ fn first_lines(paths: &[&Path]) -> Vec<String> {
         let text = String::from_utf8_lossy(&head);
         for line in text.lines() {
             // Redacted whole before it is cut: a cut token is no longer recognised as one.
-            let shown = redact_text(&results::strip_ansi(line));
+            let shown = Redacted::new(&results::strip_ansi(line)).into_string();
             let shown: String = shown
                 .chars()
                 .filter(|c| !c.is_control() && !is_invisible_format(*c))
