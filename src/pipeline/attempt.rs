@@ -24,7 +24,8 @@ pub struct Attempt {
     pub sources: Vec<String>,
     /// Timed out, killed, could not start, or exited non-zero with no failed test.
     pub failure: Option<String>,
-    /// Findings about the skill's declared report paths.
+    /// Findings about the skill's declared report paths and its output, redacted as the
+    /// document takes them (`gate::ReportedFinding`).
     pub lint: Vec<Finding>,
     /// Reports that could not be read.
     pub warnings: Vec<String>,
