@@ -1,9 +1,12 @@
 //! The results document (`skillgate.results/1`): one gate run, what `check --out` writes and
-//! what `publish` will read. Also the seed's stored test-results schema.
+//! what `publish` will read. Also the seed's stored test-results schema. Text from a skill or
+//! its tests is [`Redacted`] here, once: every renderer shows the document as it is.
+
+mod redacted;
 
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::secrets::redact_text;
+pub use redacted::Redacted;
 
 use crate::changes::ChangeKind;
 use crate::config::FailOn;
@@ -23,7 +26,7 @@ pub struct GateRun {
     pub run: RunInfo,
     pub summary: Summary,
     /// Findings that belong to no skill (a symlink loop under a skill root, …).
-    pub findings: Vec<Finding>,
+    pub findings: Vec<ReportedFinding>,
     pub skills: Vec<SkillResult>,
 }
 
@@ -92,13 +95,30 @@ pub struct SkillResult {
     pub tags: Vec<String>,
     pub generated_by: Option<String>,
     pub phase4_pattern_id: Option<i64>,
-    pub lint: Vec<Finding>,
+    pub lint: Vec<ReportedFinding>,
     pub suite: Option<SuiteReport>,
     /// The seed's test-results JSON, stored as `approval_history.test_results`.
     pub tests: Option<TestResults>,
     pub coverage: Option<CoverageReport>,
     pub signals: Signals,
     pub decision: Decision,
+}
+
+/// A finding as the document holds it: its message redacted (a message can quote the skill, a
+/// test's output).
+pub type ReportedFinding = Finding<Redacted>;
+
+impl From<Finding> for ReportedFinding {
+    fn from(finding: Finding) -> Self {
+        Self {
+            rule: finding.rule,
+            severity: finding.severity,
+            file: finding.file,
+            line: finding.line,
+            column: finding.column,
+            message: Redacted::new(&finding.message),
+        }
+    }
 }
 
 /// How the suite was run and how it ended.
@@ -121,6 +141,18 @@ pub struct SuiteReport {
     pub earlier_attempts_ms: Vec<u64>,
     /// Where the results were read from: report files, `stdout`, or `exit code`.
     pub results_from: Vec<String>,
+}
+
+impl SuiteReport {
+    /// `suite` as the document shows it: its command redacted, since a declared command can
+    /// carry a token (`API_KEY=… pytest`). `Suite` is the resolver's type, so its command stays
+    /// a `String`.
+    pub fn shown_suite(suite: &Suite) -> Suite {
+        Suite {
+            command: Redacted::new(&suite.command).into_string(),
+            ..suite.clone()
+        }
+    }
 }
 
 /// Coverage as reported: measured (with its format and line counts) or declared.
@@ -181,7 +213,7 @@ pub struct TestResults {
     pub failed_tests: Vec<FailedTest>,
     /// Extra: tests that failed and then passed on a rerun (counted as passed).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub flaky_tests: Vec<String>,
+    pub flaky_tests: Vec<Redacted>,
     /// Extra: the report format the counts were read from.
     pub format: String,
     /// Extra: `exit-code` when nothing could be read as test results and the counts stand for
@@ -192,8 +224,9 @@ pub struct TestResults {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FailedTest {
-    pub name: String,
-    pub error: Option<String>,
+    pub name: Redacted,
+    /// A test may print a secret it was handed: never shown as it is.
+    pub error: Option<Redacted>,
     pub duration_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub suite: Option<String>,
@@ -229,9 +262,8 @@ impl TestResults {
                 .failures
                 .iter()
                 .map(|case| FailedTest {
-                    name: redact_text(&case.name),
-                    // A test may print a secret it was handed: never shown as it is.
-                    error: case.message.as_deref().map(redact_text),
+                    name: Redacted::new(&case.name),
+                    error: case.message.as_deref().map(Redacted::new),
                     duration_ms: case.duration_ms,
                     suite: case.suite.clone(),
                     file: case.file.clone(),
@@ -239,7 +271,7 @@ impl TestResults {
                     kind: case.kind,
                 })
                 .collect(),
-            flaky_tests: run.flaky.iter().map(|name| redact_text(name)).collect(),
+            flaky_tests: run.flaky.iter().map(|name| Redacted::new(name)).collect(),
             format: run.format.as_str().to_owned(),
             source: (run.format == ReportFormat::ExitCode).then(|| "exit-code".to_owned()),
         }

@@ -14,6 +14,7 @@ use std::path::Path;
 
 use crate::config::LintConfig;
 use crate::discover::SkillDir;
+use crate::gate::Redacted;
 use crate::skill::lint_report::Linted;
 use crate::skill::{self, Finding, Severity, SkillMeta};
 
@@ -205,9 +206,10 @@ pub fn lint_skill(
     };
     let executed = scripts::executed(repo, &dir, skill.dir_name(), &instructions, files);
     findings.extend(scripts::check(repo, &dir, &skill.dir, &executed));
-    // A message can quote the skill (a name, a link): never a secret in it.
+    // A message can quote the skill (a name, a link): never a secret in it. The results
+    // document redacts its findings itself; `lint`'s report is made of these.
     for finding in &mut findings {
-        finding.message = crate::analysis::secrets::redact_text(&finding.message);
+        finding.message = Redacted::new(&finding.message).into_string();
     }
     // By file, then where in it; a file's findings without a line first.
     findings.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
@@ -259,7 +261,7 @@ pub fn duplicate_names(skills: &[Placed<'_>]) -> Vec<Finding> {
             format!(
                 "`{}` under the skill root `{root}` is also the name of {}: an agent that loads \
                  skills by name finds one of them; rename one (its `name` and its directory)",
-                crate::analysis::secrets::redact_text(name),
+                Redacted::new(name),
                 others.join(", ")
             ),
         ));

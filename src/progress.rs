@@ -7,7 +7,7 @@ use std::io::{BufRead, Write};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::analysis::secrets::redact_text;
+use crate::gate::Redacted;
 use crate::runner::Progress;
 use crate::runner::{Finished, Job};
 use crate::untrusted::printable;
@@ -242,7 +242,7 @@ fn write_group(out: &mut impl Write, group: &Group, token: &str) -> std::io::Res
             }
             let text = String::from_utf8_lossy(&line);
             let text = text.strip_suffix('\n').unwrap_or(&text);
-            writeln!(out, "{}", redact_text(text))?;
+            writeln!(out, "{}", Redacted::new(text))?;
         }
     }
     writeln!(out, "::{token}::")?;

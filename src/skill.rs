@@ -49,9 +49,10 @@ pub enum Severity {
     Error,
 }
 
-/// A problem found in a skill's files, at a file and (when known) a line.
+/// A problem found in a skill's files, at a file and (when known) a line. Its message is a
+/// `String` as lint makes it, `gate::Redacted` in the results document.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Finding {
+pub struct Finding<Text = String> {
     /// A short stable id, like `frontmatter-invalid` or `name-mismatch`.
     pub rule: String,
     pub severity: Severity,
@@ -62,7 +63,7 @@ pub struct Finding {
     /// 1-based, in characters; only with a line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub column: Option<usize>,
-    pub message: String,
+    pub message: Text,
 }
 
 impl Finding {
@@ -96,7 +97,9 @@ impl Finding {
             ..Self::error(rule, file, line, message)
         }
     }
+}
 
+impl<Text> Finding<Text> {
     /// `file:line:column` (or as much of it as is known) for messages.
     pub fn location(&self) -> String {
         match (self.line, self.column) {

@@ -4,7 +4,7 @@
 use crate::analysis::risk::{self, RiskInputs};
 use crate::changes::ChangeKind;
 use crate::config::Config;
-use crate::gate::{CoverageReport, SkillResult};
+use crate::gate::{CoverageReport, ReportedFinding, SkillResult};
 use crate::policy::decide;
 use crate::policy::stricter;
 use crate::policy::template::CategoryTemplate;
@@ -41,10 +41,16 @@ pub fn assess(
     policy: crate::policy::Policy,
     previous_coverage: Option<f64>,
 ) -> SkillResult {
-    let mut lint = p.lint;
+    // Redacted here, before anything (the signals' lint errors) quotes them.
+    let mut lint: Vec<ReportedFinding> = p.lint.into_iter().map(ReportedFinding::from).collect();
     lint.extend(evidence.lint);
     if let Some(analysis) = &p.analysis {
-        lint.extend(analysis.secret_warnings.iter().map(|w| secret_example(w)));
+        lint.extend(
+            analysis
+                .secret_warnings
+                .iter()
+                .map(|w| ReportedFinding::from(secret_example(w))),
+        );
     }
     let coverage = match (&evidence.coverage, p.meta.test_coverage) {
         (Some(c), _) => CoverageSignal::Measured {
@@ -117,7 +123,12 @@ pub fn assess(
         // Flaky across retries, and as the framework itself reported (reruns of its own).
         flaky: tests
             .as_ref()
-            .map(|t| t.flaky_tests.clone())
+            .map(|t| {
+                t.flaky_tests
+                    .iter()
+                    .map(|n| n.as_str().to_owned())
+                    .collect()
+            })
             .unwrap_or_default(),
         analysis,
         risk,

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::analysis::secrets::redact_text;
 use crate::coverage::{self, Coverage};
+use crate::gate::Redacted;
 use crate::results::{self, TestCase, TestRun};
 use crate::runner::{Finished, Job};
 use crate::skill::{Finding, SkillMeta};
@@ -24,7 +24,8 @@ pub struct Attempt {
     pub sources: Vec<String>,
     /// Timed out, killed, could not start, or exited non-zero with no failed test.
     pub failure: Option<String>,
-    /// Findings about the skill's declared report paths.
+    /// Findings about the skill's declared report paths and its output, redacted as the
+    /// document takes them (`gate::ReportedFinding`).
     pub lint: Vec<Finding>,
     /// Reports that could not be read.
     pub warnings: Vec<String>,
@@ -240,11 +241,12 @@ pub fn read(
             "report-disagrees",
             &skill_file,
             None,
-            redact_text(&d.to_string()),
+            d.to_string(),
         ));
         // Only skips missing from a report (pending tests a JUnit writer leaves out) are
         // counted from the summary without holding the skill back.
-        d.unsettled.then(|| redact_text(&d.reason()))
+        d.unsettled
+            .then(|| Redacted::new(&d.reason()).into_string())
     });
     let unread = match (sources.last().map(String::as_str), finished.exit_code) {
         (Some(EXIT_CODE), Some(code)) if finished.spawn_error.is_none() => {
@@ -384,7 +386,7 @@ fn first_lines(paths: &[&Path]) -> Vec<String> {
         let text = String::from_utf8_lossy(&head);
         for line in text.lines() {
             // Redacted whole before it is cut: a cut token is no longer recognised as one.
-            let shown = redact_text(&crate::input::strip_ansi(line));
+            let shown = Redacted::new(&crate::input::strip_ansi(line)).into_string();
             let shown: String = shown
                 .chars()
                 .filter(|c| !c.is_control() && !is_invisible_format(*c))

@@ -6,7 +6,7 @@ use std::time::SystemTime;
 
 use crate::discover::Layout;
 use crate::error::Error;
-use crate::gate::{GateRun, RunInfo, SCHEMA, Tool};
+use crate::gate::{GateRun, ReportedFinding, RunInfo, SCHEMA, Tool};
 use crate::github::{self, Session, Token};
 use crate::runner::Progress;
 use crate::store::Store;
@@ -160,7 +160,12 @@ pub fn check(request: &CheckRequest, progress: &Arc<dyn Progress>) -> Result<Che
             finished_at,
         ),
         summary: GateRun::summarize(&skills),
-        findings: tree.findings.into_iter().chain(scope.findings).collect(),
+        findings: tree
+            .findings
+            .into_iter()
+            .chain(scope.findings)
+            .map(ReportedFinding::from)
+            .collect(),
         skills,
     };
     let stats = trail::record_run(&mut store, &run, trail.is_some(), &repo, &config)?;

@@ -1,11 +1,10 @@
 //! What a skill's suite showed, before the skill is assessed.
 
 use crate::changes::ChangeKind;
-use crate::gate::{CoverageReport, SuiteReport, TestResults};
+use crate::gate::{CoverageReport, ReportedFinding, SuiteReport, TestResults};
 use crate::runner;
 use crate::signals::SuiteSignal;
-use crate::skill::Finding;
-use crate::suite::{Resolution, Suite};
+use crate::suite::Resolution;
 use crate::warning::{Warning, WarningKind};
 
 use super::attempt::{self, Attempt};
@@ -29,7 +28,7 @@ pub struct Evidence {
     pub self_reported: Option<String>,
     pub attempts: u32,
     /// Findings made while reading the results (declared report paths, unreadable output).
-    pub lint: Vec<Finding>,
+    pub lint: Vec<ReportedFinding>,
 }
 
 impl Evidence {
@@ -87,11 +86,7 @@ impl Evidence {
         }
         let done = &last.finished;
         let report = SuiteReport {
-            // A declared command can carry a token (`API_KEY=… pytest`).
-            suite: Some(Suite {
-                command: crate::analysis::secrets::redact_text(&suite.command),
-                ..suite.clone()
-            }),
+            suite: Some(SuiteReport::shown_suite(suite)),
             outcome: done.describe(settings.timeout),
             exit_code: done.exit_code,
             timed_out: done.timed_out,
@@ -132,7 +127,7 @@ impl Evidence {
             results_disagree: last.disagreement,
             self_reported: None,
             attempts: count,
-            lint: last.lint,
+            lint: last.lint.into_iter().map(ReportedFinding::from).collect(),
         }
     }
 }

@@ -8,6 +8,7 @@ use crate::changes::{ChangeKind, SkillChange};
 use crate::config::Config;
 use crate::discover::{Layout, SkillDir, Tree, skill_files};
 use crate::error::Error;
+use crate::gate::Redacted;
 use crate::lint;
 use crate::policy::stricter::BaseCategory;
 use crate::signals::{Analysis, CategoryChange};
@@ -89,10 +90,7 @@ pub fn prepare(
         lint.push(Finding::error("path-escape", &file, None, reason.clone()));
     }
     // A name that holds a secret is not a name to record or show.
-    let secret_name = meta
-        .name
-        .as_deref()
-        .is_some_and(|n| crate::analysis::secrets::redact_text(n) != n);
+    let secret_name = meta.name.as_deref().is_some_and(|n| Redacted::new(n) != n);
     if secret_name {
         lint.push(Finding::error(
             "name-secret",
@@ -105,7 +103,7 @@ pub fn prepare(
         .name
         .clone()
         .filter(|n| skill::name_problem(n).is_none() && !secret_name)
-        .unwrap_or_else(|| crate::analysis::secrets::redact_text(skill.dir_name()));
+        .unwrap_or_else(|| Redacted::new(skill.dir_name()).into_string());
     let sources = Sources::read(repo, &dir, &files);
     let analysis = analysis::measure(&sources, &meta, &skill.dir);
     // The skill as it was at the base, for what its users see change.
@@ -136,16 +134,14 @@ pub fn prepare(
     }
     let breaking = breaking
         .iter()
-        .map(|b| crate::analysis::secrets::redact_text(b))
+        .map(|b| Redacted::new(b).into_string())
         .collect();
     // A category picks the policy: the skill cannot choose a looser one for itself.
     let category_change = before.as_ref().and_then(|before| {
         CategoryChange::between(before.category.as_deref(), meta.category.as_deref()).map(
             |change| CategoryChange {
-                from: change
-                    .from
-                    .map(|c| crate::analysis::secrets::redact_text(&c)),
-                to: change.to.map(|c| crate::analysis::secrets::redact_text(&c)),
+                from: change.from.map(|c| Redacted::new(&c).into_string()),
+                to: change.to.map(|c| Redacted::new(&c).into_string()),
             },
         )
     });

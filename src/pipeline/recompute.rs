@@ -11,13 +11,14 @@ use crate::changes::{ChangeKind, SkillChange};
 use crate::config::{Config, SelfReported};
 use crate::discover::Layout;
 use crate::error::Error;
-use crate::gate::{CoverageReport, FailedTest, GateRun, SkillResult, SuiteReport, TestResults};
+use crate::gate::{
+    CoverageReport, GateRun, ReportedFinding, SkillResult, SuiteReport, TestResults,
+};
 use crate::git::{ExportError, Git, short};
 use crate::policy::template::CategoryTemplate;
 use crate::signals::SuiteSignal;
-use crate::skill::Finding;
 use crate::store::Store;
-use crate::suite::{Resolution, Suite};
+use crate::suite::Resolution;
 
 use super::assess::{assess, policy_for};
 use super::evidence::Evidence;
@@ -157,7 +158,12 @@ pub fn recompute(
         tool: crate::gate::Tool::default(),
         run,
         summary: GateRun::summarize(&skills),
-        findings: found.findings.into_iter().chain(not_gated).collect(),
+        findings: found
+            .findings
+            .into_iter()
+            .chain(not_gated)
+            .map(ReportedFinding::from)
+            .collect(),
         skills,
     })
 }
@@ -196,10 +202,7 @@ fn evidence(
     }
     let report = reported.suite.clone().map(|report| SuiteReport {
         // The suite is what the head's files say it is, not what the document says.
-        suite: Some(Suite {
-            command: crate::analysis::secrets::redact_text(&suite.command),
-            ..suite.clone()
-        }),
+        suite: Some(SuiteReport::shown_suite(suite)),
         ..report
     });
     match &reported.signals.suite {
@@ -241,7 +244,6 @@ fn evidence(
         .iter()
         .filter(|f| RESULT_FINDINGS.contains(&f.rule.as_str()))
         .cloned()
-        .map(redacted)
         .collect();
     let changed = !matches!(p.change.kind, ChangeKind::Unchanged | ChangeKind::Deleted);
     if changed && trust == SelfReported::Escalate {
@@ -263,11 +265,6 @@ const RESULT_FINDINGS: &[&str] = &[
     "report-unreadable",
 ];
 
-fn redacted(mut finding: Finding) -> Finding {
-    finding.message = crate::analysis::secrets::redact_text(&finding.message);
-    finding
-}
-
 /// The document's counts, with the totals and the rate computed here: a document cannot say
 /// 1 of 10 passed and a pass rate of 1.
 fn counted(tests: &TestResults) -> TestResults {
@@ -286,23 +283,13 @@ fn counted(tests: &TestResults) -> TestResults {
         let passed = tests.pass_count as f64 / total as f64;
         (passed * 1000.0).round() / 1000.0
     });
-    let redact = crate::analysis::secrets::redact_text;
+    // Names and errors were redacted as the document was read.
     TestResults {
         fail_count: fail,
         total_count: total,
         pass_rate: rate,
         coverage: None,
         coverage_delta: None,
-        failed_tests: tests
-            .failed_tests
-            .iter()
-            .map(|t| FailedTest {
-                name: redact(&t.name),
-                error: t.error.as_deref().map(redact),
-                ..t.clone()
-            })
-            .collect(),
-        flaky_tests: tests.flaky_tests.iter().map(|n| redact(n)).collect(),
         ..tests.clone()
     }
 }

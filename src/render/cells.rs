@@ -308,6 +308,7 @@ mod tests {
     use std::path::Path;
 
     use super::*;
+    use crate::gate::Redacted;
 
     #[test]
     fn a_fixture_pytest_could_not_supply_is_the_cause_shown() {
@@ -453,7 +454,7 @@ mod tests {
         let sync = tests.failed_tests[1].clone();
         tests.failed_tests = (1..=5)
             .map(|i| FailedTest {
-                name: format!("tests.test_sync{i}"),
+                name: Redacted::new(&format!("tests.test_sync{i}")),
                 file: Some(format!("tests/test_sync{i}.py")),
                 ..sync.clone()
             })
@@ -469,9 +470,9 @@ mod tests {
         // More causes than a row shows: the rest are counted.
         let tests = skill.tests.as_mut().expect("tests");
         for (i, case) in tests.failed_tests.iter_mut().enumerate() {
-            case.error = Some(format!(
+            case.error = Some(Redacted::new(&format!(
                 "collection failure\nE   ImportError: cannot import m{i}"
-            ));
+            )));
         }
         let lines = load_causes(&skill);
         assert_eq!(lines.len(), 4);

@@ -163,19 +163,13 @@ fn annotation(
         .and_then(|l| u32::try_from(l).ok())
         .filter(|&l| l > 0)
         .unwrap_or(1);
-    let message: String = crate::analysis::secrets::redact_text(message)
-        .chars()
-        .filter(|&c| !is_bidi(c))
-        .collect();
+    let message: String = message.chars().filter(|&c| !is_bidi(c)).collect();
     Annotation {
         path,
         start_line: line,
         end_line: line,
         annotation_level: level,
-        title: cut_chars(
-            &printable(&crate::analysis::secrets::redact_text(&title)),
-            TITLE_MAX_CHARS,
-        ),
+        title: cut_chars(&printable(&title), TITLE_MAX_CHARS),
         message: cut_chars(
             if message.trim().is_empty() {
                 "(no message)"

@@ -6,6 +6,8 @@ mod github;
 mod json;
 mod lint;
 mod markdown;
+#[cfg(test)]
+mod no_secrets;
 mod text;
 
 pub use escape::markdown_text;
