@@ -4,10 +4,11 @@
 //! - R1: no import cycle among top-level modules.
 //! - R2: pure layers and domain modules never import an edge, pipeline, commands, cli or error.
 //! - R3: only `main.rs` and `commands/` import `cli`; only `main.rs` imports `commands`; only
-//!   `commands/` (and the pipeline's own level: `error`, `attempt`) import `pipeline`.
+//!   `commands/` import `pipeline`.
 //! - R4: no `commands/x.rs` imports `commands/y.rs`.
 //! - R5: edges never import pipeline, commands, cli or error.
 //! - R6: `render` never imports `lint`, `discover` or `suite`.
+//! - R7: domain modules import only domain modules: the vocabulary depends on nothing above it.
 //!
 //! An "import" is any path that reaches another top-level module: `use crate::a::b;`, grouped
 //! `use crate::{a::{b, c}, d};`, inline `crate::a::f()`, and `super::` paths that climb out of a
@@ -18,7 +19,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 /// The layers, top to bottom. A module may import its own layer and the layers below it, within
-/// the rules R1–R6 (see [`check_import`] and [`cycles`]).
+/// the rules R1–R7 (see [`check_import`] and [`cycles`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Layer {
     /// `main.rs` and the clap types: parse the command line, map the outcome to an exit code.
@@ -49,7 +50,6 @@ const LAYERS: &[(&str, Layer)] = &[
     //    import `error`.
     ("pipeline", Pipeline),
     ("error", Pipeline),
-    ("attempt", Pipeline), // the retry loop: may move into pipeline/
     // 4. Edges: never import pipeline, commands, cli or error.
     ("git", Edge),
     ("runner", Edge),
@@ -66,15 +66,14 @@ const LAYERS: &[(&str, Layer)] = &[
     ("results", Pure),
     ("coverage", Pure),
     ("input", Pure),
-    ("xml_input", Pure), // may move into input/
     ("discover", Pure),
     ("suite", Pure),
     ("routing", Pure),
-    // 6. Domain types: the same bans as the pure layers.
-    ("gate", Domain),
+    ("changes", Pure),  // what changed, mapped to skills
+    ("signals", Pure),  // what was measured, as the policy reads it
+    ("gate", Pure),     // the results document: built of the layers above, read by edges
+    // 6. Domain types: the pure layers' bans, and they import only each other (R7).
     ("skill", Domain),
-    ("signals", Domain),
-    ("changes", Domain),
     ("config", Domain),
     ("frontmatter", Domain),
     ("documented", Domain),
@@ -117,7 +116,7 @@ struct Broken {
     hint: &'static str,
 }
 
-/// The rules R2–R6 for one import of `to` (an absolute path, at least its top-level module) by a
+/// The rules R2–R7 for one import of `to` (an absolute path, at least its top-level module) by a
 /// file of the top-level module `from`; `from_file` is the file's module under `from`
 /// (`check` for `commands/check.rs`), `command_files` the modules of `commands/`.
 fn check_import(
@@ -149,7 +148,7 @@ fn check_import(
             "cli" => Some(&["main", "commands"][..]),
             "commands" => Some(&["main"][..]),
             // The pipeline's own level (error, attempt) is part of it.
-            "pipeline" => Some(&["commands", "error", "attempt"][..]),
+            "pipeline" => Some(&["commands"][..]),
             _ => None,
         };
         if only.is_some_and(|only| !only.contains(&from)) {
@@ -178,6 +177,12 @@ fn check_import(
         rules.push("R5");
         if hint.is_empty() {
             hint = "an edge returns its own error and types; the pipeline wraps and combines them";
+        }
+    }
+    if from_layer == Domain && to_layer != Domain {
+        rules.push("R7");
+        if hint.is_empty() {
+            hint = "the vocabulary depends on nothing above it: move the type down, or the code up";
         }
     }
     if from == "render" && ["lint", "discover", "suite"].contains(&target) {
@@ -383,7 +388,7 @@ fn scan_tree(root: &Path) -> Vec<Source> {
 }
 
 /// Everything wrong with the tree, one line each, sorted: unknown modules, R1 cycles, and the
-/// imports that break R2–R6.
+/// imports that break R2–R7.
 fn check(sources: &[Source]) -> Vec<String> {
     // (file, line, text): sorted by place, the cycles first.
     let mut problems: BTreeSet<(String, u32, String)> = BTreeSet::new();
@@ -1241,14 +1246,17 @@ fn a_made_up_tree_gets_every_problem_once_per_line() {
         check(&tree),
         [
             "R1: import cycle config → gate → config: config → gate at src/config.rs:1, \
-             gate → config at src/gate.rs:1; hint: cut config → gate or gate → config \
-             (against the layer table)",
+             gate → config at src/gate.rs:1; hint: cut config → gate (against the layer \
+             table)",
             "src/commands/check.rs:1: R4: commands/check imports commands/publish \
              (`commands::publish`); hint: a command never calls another: move the shared part \
              into pipeline/",
-            "src/gate.rs:2: R2, R3: gate (domain) imports cli (entry) (`cli::FailOn`); hint: move \
+            "src/config.rs:1: R7: config (domain) imports gate (pure layer) (`gate::GateRun`); \
+             hint: the vocabulary depends on nothing above it: move the type down, or the code \
+             up",
+            "src/gate.rs:2: R2, R3: gate (pure layer) imports cli (entry) (`cli::FailOn`); hint: move \
              the type the command line shares into the domain (config or gate)",
-            "src/gate.rs:3: R2: gate (domain) imports error (pipeline level) (`error`); hint: \
+            "src/gate.rs:3: R2: gate (pure layer) imports error (pipeline level) (`error`); hint: \
              return this module's own error type; the pipeline wraps it in Error",
             "src/newthing: unknown top-level module `newthing`: add it to LAYERS in \
              tests/layering.rs, in the layer it belongs to",
@@ -1266,7 +1274,7 @@ fn broken(from: &str, from_file: Option<&str>, to: &[&str]) -> Vec<&'static str>
 #[test]
 fn the_rules_name_what_they_forbid() {
     // R2: pure and domain code never imports an edge, pipeline, commands, cli or error.
-    assert_eq!(broken("config", None, &["audit", "AuditConfig"]), ["R2"]);
+    assert_eq!(broken("config", None, &["audit", "AuditConfig"]), ["R2", "R7"]);
     assert_eq!(broken("analysis", Some("risk"), &["error"]), ["R2"]);
     // R3: cli stops at commands, commands at main, pipeline at commands.
     assert_eq!(broken("gate", None, &["cli", "FailOn"]), ["R2", "R3"]);
@@ -1284,8 +1292,12 @@ fn the_rules_name_what_they_forbid() {
     assert!(broken("commands", Some("check"), &["commands", "check"]).is_empty());
     // R5: edges never import pipeline, commands, cli or error.
     assert_eq!(broken("audit", None, &["error", "Error"]), ["R5"]);
-    assert_eq!(broken("runner", None, &["attempt"]), ["R5"]);
+    assert_eq!(broken("runner", None, &["pipeline", "run"]), ["R3", "R5"]);
     assert!(broken("audit", None, &["git"]).is_empty());
+    // R7: the domain imports only the domain.
+    assert_eq!(broken("skill", None, &["gate", "GateRun"]), ["R7"]);
+    assert!(broken("config", None, &["skill", "Tier"]).is_empty());
+    assert!(broken("gate", None, &["policy", "Decision"]).is_empty());
     // R6: rendering never reaches the filesystem.
     assert_eq!(broken("render", Some("lint"), &["lint", "Finding"]), ["R6"]);
     assert!(broken("render", None, &["gate"]).is_empty());
