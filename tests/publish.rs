@@ -1540,3 +1540,60 @@ fn a_dismissed_approval_no_longer_counts() {
     assert_eq!(fake.check_runs()[0].conclusion.as_deref(), Some("success"));
     fake.assert_no_violations();
 }
+
+/// A token made at run time, so no literal token sits in the source.
+fn made_up_token() -> String {
+    let alphabet = b"abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let body: String = (0..36)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            alphabet[(state >> 33) as usize % alphabet.len()] as char
+        })
+        .collect();
+    format!("ghp_{body}")
+}
+
+#[test]
+fn a_documents_own_words_are_redacted_before_anyone_sees_them() {
+    let repo = Repo::plain();
+    repo.skill("skills/phi", "phi", 1, 1);
+    let mut doc = document(&repo);
+    let token = made_up_token();
+    let said = format!("the suite printed token={token} and stopped");
+    for signal in [
+        "suite_failure",
+        "results_unread",
+        "coverage_unread",
+        "results_disagree",
+    ] {
+        doc["skills"][0]["signals"][signal] = json!(said);
+    }
+    doc["skills"][0]["tests"]["failed_tests"][0]["error"] = json!(said);
+    let fake = published_fake();
+    let (_, stdout, stderr, job) = publish(&doc, &fake, "");
+    fake.assert_no_violations();
+    let check = &fake.check_runs()[0];
+    let comment = &fake.comments()[0].body;
+    let annotations = format!("{:?}", check.annotations);
+    let summary = job.summary();
+    let texts = [
+        stdout.as_str(),
+        stderr.as_str(),
+        comment.as_str(),
+        summary.as_str(),
+        check.summary.as_deref().unwrap_or(""),
+        check.text.as_deref().unwrap_or(""),
+        annotations.as_str(),
+    ];
+    // The document's words reach people (so the check below is not vacuous), without the token.
+    assert!(
+        texts.iter().any(|t| t.contains("the suite printed token=")),
+        "{texts:?}"
+    );
+    for text in texts {
+        assert!(!text.contains(&token), "the token leaked: {text}");
+    }
+}

@@ -12,7 +12,7 @@ use crate::config::{Config, SelfReported};
 use crate::discover::Layout;
 use crate::error::Error;
 use crate::gate::{
-    CoverageReport, GateRun, ReportedFinding, SkillResult, SuiteReport, TestResults,
+    CoverageReport, GateRun, Redacted, ReportedFinding, SkillResult, SuiteReport, TestResults,
 };
 use crate::git::{ExportError, Git, short};
 use crate::policy::template::CategoryTemplate;
@@ -210,7 +210,7 @@ fn evidence(
         // The job could not run it (a missing tool): no better than that.
         SuiteSignal::Unavailable { reason } => {
             evidence.suite = SuiteSignal::Unavailable {
-                reason: reason.clone(),
+                reason: Redacted::new(reason).into_string(),
             };
             evidence.report = report;
             return evidence;
@@ -234,10 +234,12 @@ fn evidence(
     evidence.report = report;
     evidence.tests = Some(counted(tests));
     evidence.coverage = reported.coverage.as_ref().and_then(measured);
-    evidence.suite_failure = signals.suite_failure.clone();
-    evidence.results_unread = signals.results_unread.clone();
-    evidence.coverage_unread = signals.coverage_unread.clone();
-    evidence.results_disagree = signals.results_disagree.clone();
+    // The document's own words, shown to people: redacted like every text it holds.
+    let said = |text: &Option<String>| text.as_deref().map(|t| Redacted::new(t).into_string());
+    evidence.suite_failure = said(&signals.suite_failure);
+    evidence.results_unread = said(&signals.results_unread);
+    evidence.coverage_unread = said(&signals.coverage_unread);
+    evidence.results_disagree = said(&signals.results_disagree);
     evidence.attempts = signals.attempts.max(1);
     evidence.lint = reported
         .lint
