@@ -15,6 +15,9 @@ pub struct VerifyRequest {
     pub db: Option<PathBuf>,
 }
 
+/// The schema of `verify --format json`.
+pub const SCHEMA: &str = "skillgate.audit-verify/1";
+
 /// Everything `verify` found, the schema first: a planted trigger explains the rows after it.
 #[derive(Debug)]
 pub struct Verified {
@@ -37,6 +40,75 @@ impl Verified {
             .chain(self.templates.iter().map(ToString::to_string))
             .chain(self.chain.breaks.iter().map(ToString::to_string))
             .collect()
+    }
+
+    /// What `verify` prints: the first problem, the others, the totals.
+    pub fn text(&self) -> String {
+        let findings = self;
+        let report = &findings.chain;
+        let rows = match report.rows {
+            1 => "1 row".to_owned(),
+            n => format!("{n} rows"),
+        };
+        let head = match report.head_id {
+            Some(id) => format!("head {} (row {id})", report.head),
+            None => format!("head {} (empty)", report.head),
+        };
+        let messages = findings.messages();
+        let Some((first, rest)) = messages.split_first() else {
+            return format!("audit trail intact: {rows} checked, {head}\n");
+        };
+        let mut out = format!("audit trail broken: {first}\n");
+        for other in rest {
+            out.push_str(&format!("also: {other}\n"));
+        }
+        let problems = match messages.len() {
+            1 => "1 problem".to_owned(),
+            n => format!("{n} problems"),
+        };
+        out.push_str(&format!("{problems} in {rows} checked, {head}\n"));
+        out
+    }
+
+    /// `verify --format json`: the same, with each problem's fields (schema [`SCHEMA`]).
+    pub fn json(&self) -> String {
+        let findings = self;
+        let db = self.db.display().to_string();
+        let report = &findings.chain;
+        let with_message = |value: serde_json::Value, message: String| {
+            let mut value = value;
+            value["message"] = message.into();
+            value
+        };
+        let breaks: Vec<serde_json::Value> = report
+            .breaks
+            .iter()
+            .map(|b| with_message(serde_json::to_value(b).unwrap_or_default(), b.to_string()))
+            .collect();
+        let schema: Vec<serde_json::Value> = findings
+            .schema
+            .iter()
+            .map(|p| with_message(serde_json::to_value(p).unwrap_or_default(), p.to_string()))
+            .collect();
+        let templates: Vec<serde_json::Value> = findings
+        .templates
+        .iter()
+        .map(|p| serde_json::json!({ "template": p.name, "problem": p.message, "message": p.to_string() }))
+        .collect();
+        let doc = serde_json::json!({
+            "schema": SCHEMA,
+            "db": db,
+            "intact": findings.is_intact(),
+            "rows": report.rows,
+            "head": report.head,
+            "head_id": report.head_id,
+            "breaks": breaks,
+            "schema_problems": schema,
+            "template_problems": templates,
+        });
+        let mut text = serde_json::to_string_pretty(&doc).unwrap_or_default();
+        text.push('\n');
+        text
     }
 }
 
