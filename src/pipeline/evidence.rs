@@ -37,7 +37,7 @@ impl Evidence {
     pub fn not_run(p: &Prepared) -> Self {
         let (suite, report) = match &p.resolution {
             _ if p.change.kind == ChangeKind::Deleted => (SuiteSignal::NotApplicable, None),
-            Resolution::Unavailable { suite, reason } => (
+            Resolution::Unavailable { suite, reason, .. } => (
                 SuiteSignal::Unavailable {
                     reason: reason.clone(),
                 },
