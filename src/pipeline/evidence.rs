@@ -101,7 +101,7 @@ impl Evidence {
                 .iter()
                 .map(|a| millis(a.finished.duration))
                 .collect(),
-            results_from: last.sources,
+            results_from: last.sources.iter().map(ToString::to_string).collect(),
         };
         warnings.extend(Warning::all(WarningKind::Results, last.warnings));
         let mut run = last.run;
