@@ -784,7 +784,11 @@ fn resolve_symlink(link: &Path, canonical_repo: &Path) -> Result<Option<PathBuf>
         Err(err) if err.raw_os_error() == Some(libc::ELOOP) => {
             return Err(Unfollowed::Loop("symlink loop; skipped".to_owned()));
         }
-        Err(err) => return Err(Unfollowed::Skipped(format!("broken symlink ({err}); skipped"))),
+        Err(err) => {
+            return Err(Unfollowed::Skipped(format!(
+                "broken symlink ({err}); skipped"
+            )));
+        }
     };
     if !target.starts_with(canonical_repo) {
         return Err(Unfollowed::Skipped(format!(

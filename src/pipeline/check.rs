@@ -239,7 +239,11 @@ fn run_info(
         run_attempt: env("GITHUB_RUN_ATTEMPT")
             .and_then(|a| a.parse().ok())
             .unwrap_or(1),
-        scope: if all { RunScope::All } else { RunScope::Changed },
+        scope: if all {
+            RunScope::All
+        } else {
+            RunScope::Changed
+        },
         started_at,
         finished_at,
     }

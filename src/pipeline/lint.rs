@@ -8,8 +8,8 @@ use crate::config::Config;
 use crate::discover::{Layout, Place, SKILL_FILES, SkillDir, skill_files};
 use crate::error::Error;
 use crate::lint;
-use crate::skill::lint_report::{Linted, Report};
 use crate::skill::Finding;
+use crate::skill::lint_report::{Linted, Report};
 
 use super::scope::open_repo;
 

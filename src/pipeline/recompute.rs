@@ -96,7 +96,8 @@ pub fn recompute(
     let found = layout
         .find_skills(&root)
         .map_err(|err| Error::io("search for skills in", &root, err))?;
-    let all = revisions.pull_base.is_none() && (document.run.scope == RunScope::All || base.is_none());
+    let all =
+        revisions.pull_base.is_none() && (document.run.scope == RunScope::All || base.is_none());
     let mut not_gated = Vec::new();
     let changes: Vec<SkillChange> = match (&base, all) {
         (Some(base), false) => {
@@ -154,7 +155,11 @@ pub fn recompute(
     if run.pull_request.is_some() {
         run.pull_request_head = Some(head);
     }
-    run.scope = if all { RunScope::All } else { RunScope::Changed };
+    run.scope = if all {
+        RunScope::All
+    } else {
+        RunScope::Changed
+    };
     Ok(GateRun {
         schema: crate::gate::SCHEMA.to_owned(),
         tool: crate::gate::Tool::default(),
@@ -313,7 +318,8 @@ fn counted(tests: &TestResults) -> TestResults {
 /// Measured coverage from a document, when it is a ratio: a declared figure is the skill's
 /// own (read from its files), never the document's.
 fn measured(report: &CoverageReport) -> Option<CoverageReport> {
-    (report.source == CoverageSource::Measured && (0.0..=1.0).contains(&report.ratio)).then(|| report.clone())
+    (report.source == CoverageSource::Measured && (0.0..=1.0).contains(&report.ratio))
+        .then(|| report.clone())
 }
 
 /// `sha`, fetched from `origin` when the checkout does not have it.

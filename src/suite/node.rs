@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 
 use super::host::Host;
 use super::resolve::{
-    Detected, MAX_DETECT_BYTES, Resolution, Suite, SuiteSource, Unavailability, detected, file_name,
-    unavailable, with_tool,
+    Detected, MAX_DETECT_BYTES, Resolution, Suite, SuiteSource, Unavailability, detected,
+    file_name, unavailable, with_tool,
 };
 use super::shell::{first_command, shell_word, strip_launchers};
 
