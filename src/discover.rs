@@ -512,15 +512,7 @@ impl<'a> Layout<'a> {
                             links.push((child_rel, child_abs, children_under_root, target));
                         }
                         Ok(None) => {} // a link to a file
-                        Err(message) => {
-                            let rule = if message.contains("loop") {
-                                "symlink-loop"
-                            } else {
-                                "symlink-skipped"
-                            };
-                            tree.findings
-                                .push(Finding::warning(rule, &child_rel, None, message));
-                        }
+                        Err(unfollowed) => tree.findings.push(unfollowed.finding(&child_rel)),
                     }
                 }
             }
@@ -766,21 +758,43 @@ fn relative(path: &Path, canonical_repo: &Path) -> Option<String> {
     Some(inside.to_string_lossy().replace('\\', "/"))
 }
 
+/// Why a symlink is not followed, with the reason its finding gives.
+enum Unfollowed {
+    /// It leads into itself, or to one of its own parents (`symlink-loop`).
+    Loop(String),
+    /// It is broken, or leads out of the repository (`symlink-skipped`).
+    Skipped(String),
+}
+
+impl Unfollowed {
+    /// The warning for the link at `path`.
+    fn finding(self, path: &str) -> Finding {
+        match self {
+            Self::Loop(message) => Finding::warning("symlink-loop", path, None, message),
+            Self::Skipped(message) => Finding::warning("symlink-skipped", path, None, message),
+        }
+    }
+}
+
 /// Where a symlinked directory leads, if it may be followed: `Ok(None)` for links to files,
-/// `Err(reason)` for loops, broken links and links out of the repository.
-fn resolve_symlink(link: &Path, canonical_repo: &Path) -> Result<Option<PathBuf>, String> {
+/// `Err` for loops, broken links and links out of the repository.
+fn resolve_symlink(link: &Path, canonical_repo: &Path) -> Result<Option<PathBuf>, Unfollowed> {
     let target = match link.canonicalize() {
         Ok(target) => target,
         Err(err) if err.raw_os_error() == Some(libc::ELOOP) => {
-            return Err("symlink loop; skipped".to_owned());
+            return Err(Unfollowed::Loop("symlink loop; skipped".to_owned()));
         }
-        Err(err) => return Err(format!("broken symlink ({err}); skipped")),
+        Err(err) => {
+            return Err(Unfollowed::Skipped(format!(
+                "broken symlink ({err}); skipped"
+            )));
+        }
     };
     if !target.starts_with(canonical_repo) {
-        return Err(format!(
+        return Err(Unfollowed::Skipped(format!(
             "symlink leads outside the repository (to {}); skipped",
             target.display()
-        ));
+        )));
     }
     if !target.is_dir() {
         return Ok(None);
@@ -791,7 +805,9 @@ fn resolve_symlink(link: &Path, canonical_repo: &Path) -> Result<Option<PathBuf>
             .map(|parent| parent.starts_with(&target))
             .unwrap_or(false)
     }) {
-        return Err("symlink loop (it leads to one of its own parents); skipped".to_owned());
+        return Err(Unfollowed::Loop(
+            "symlink loop (it leads to one of its own parents); skipped".to_owned(),
+        ));
     }
     Ok(Some(target))
 }

@@ -64,10 +64,19 @@ pub struct RunInfo {
     pub event: String,
     pub run_id: Option<String>,
     pub run_attempt: u32,
-    /// `changed` (skills touched between base and head) or `all`.
-    pub scope: String,
+    pub scope: RunScope,
     pub started_at: String,
     pub finished_at: String,
+}
+
+/// Which skills a run gated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RunScope {
+    /// The skills touched between base and head (`changed`).
+    Changed,
+    /// Every skill in the repository (`all`).
+    All,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -159,8 +168,7 @@ impl SuiteReport {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CoverageReport {
     pub ratio: f64,
-    /// `measured` or `declared`.
-    pub source: String,
+    pub source: CoverageSource,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
     /// What the measured counts are: `lines`, or `statements` (Go coverprofiles).
@@ -176,6 +184,16 @@ pub struct CoverageReport {
     pub statements_total: Option<u64>,
 }
 
+/// Where a coverage figure comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CoverageSource {
+    /// Read from a coverage report the suite wrote (`measured`).
+    Measured,
+    /// The skill's own `coverage` figure from its frontmatter (`declared`).
+    Declared,
+}
+
 impl CoverageReport {
     /// Measured coverage, its counts under the keys of its unit.
     pub fn measured(coverage: &crate::coverage::Coverage) -> Self {
@@ -183,7 +201,7 @@ impl CoverageReport {
         let counts = |is: bool, n: u64| is.then_some(n);
         Self {
             ratio: coverage.ratio().unwrap_or(0.0),
-            source: "measured".to_owned(),
+            source: CoverageSource::Measured,
             format: Some(coverage.format.as_str().to_owned()),
             unit: Some(coverage.unit.as_str().to_owned()),
             lines_covered: counts(lines, coverage.covered),
@@ -219,7 +237,15 @@ pub struct TestResults {
     /// Extra: `exit-code` when nothing could be read as test results and the counts stand for
     /// the suite's exit code alone; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub source: Option<String>,
+    pub source: Option<TestResultsSource>,
+}
+
+/// Where test counts come from, when not from a report: written as the `source` key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum TestResultsSource {
+    /// Nothing could be read as test results: the counts stand for the exit code alone.
+    #[serde(rename = "exit-code")]
+    ExitCode,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -273,7 +299,7 @@ impl TestResults {
                 .collect(),
             flaky_tests: run.flaky.iter().map(|name| Redacted::new(name)).collect(),
             format: run.format.as_str().to_owned(),
-            source: (run.format == ReportFormat::ExitCode).then(|| "exit-code".to_owned()),
+            source: (run.format == ReportFormat::ExitCode).then_some(TestResultsSource::ExitCode),
         }
     }
 }
@@ -464,5 +490,23 @@ mod tests {
         assert_eq!(percent(0.884), "88.4%");
         assert_eq!(percent(1.0), "100%");
         assert_eq!(percent(0.0), "0%");
+    }
+
+    #[test]
+    fn scopes_and_sources_read_and_write_the_words_they_always_did() {
+        fn round_trip<T>(value: T, word: &str)
+        where
+            T: Serialize + serde::de::DeserializeOwned + PartialEq + std::fmt::Debug,
+        {
+            let written = serde_json::to_string(&value).expect("write");
+            assert_eq!(written, format!("\"{word}\""));
+            let read: T = serde_json::from_str(&written).expect("read");
+            assert_eq!(read, value);
+        }
+        round_trip(RunScope::All, "all");
+        round_trip(RunScope::Changed, "changed");
+        round_trip(CoverageSource::Measured, "measured");
+        round_trip(CoverageSource::Declared, "declared");
+        round_trip(TestResultsSource::ExitCode, "exit-code");
     }
 }

@@ -69,9 +69,9 @@ const LAYERS: &[(&str, Layer)] = &[
     ("discover", Pure),
     ("suite", Pure),
     ("routing", Pure),
-    ("changes", Pure),  // what changed, mapped to skills
-    ("signals", Pure),  // what was measured, as the policy reads it
-    ("gate", Pure),     // the results document: built of the layers above, read by edges
+    ("changes", Pure), // what changed, mapped to skills
+    ("signals", Pure), // what was measured, as the policy reads it
+    ("gate", Pure),    // the results document: built of the layers above, read by edges
     // 6. Domain types: the pure layers' bans, and they import only each other (R7).
     ("skill", Domain),
     ("config", Domain),
@@ -1274,7 +1274,10 @@ fn broken(from: &str, from_file: Option<&str>, to: &[&str]) -> Vec<&'static str>
 #[test]
 fn the_rules_name_what_they_forbid() {
     // R2: pure and domain code never imports an edge, pipeline, commands, cli or error.
-    assert_eq!(broken("config", None, &["audit", "AuditConfig"]), ["R2", "R7"]);
+    assert_eq!(
+        broken("config", None, &["audit", "AuditConfig"]),
+        ["R2", "R7"]
+    );
     assert_eq!(broken("analysis", Some("risk"), &["error"]), ["R2"]);
     // R3: cli stops at commands, commands at main, pipeline at commands.
     assert_eq!(broken("gate", None, &["cli", "FailOn"]), ["R2", "R3"]);

@@ -41,19 +41,29 @@ pub struct Published {
     pub notes: Vec<String>,
 }
 
+/// A check run's conclusion, written as the API spells it (`action_required`, …).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Conclusion {
+    Success,
+    Neutral,
+    ActionRequired,
+    Failure,
+}
+
 /// The check run's conclusion for a run: `failure` when a skill needs correction,
 /// `action_required` while a review is pending, `neutral` when `warn` mode let something through,
 /// else `success` (all auto, or nothing to gate).
-pub fn conclusion(run: &GateRun) -> &'static str {
+pub fn conclusion(run: &GateRun) -> Conclusion {
     let decisions = || run.skills.iter().map(|s| &s.decision);
     if decisions().any(|d| d.decision == Verdict::NeedsCorrection) {
-        "failure"
+        Conclusion::Failure
     } else if decisions().any(|d| d.decision != Verdict::Approved) {
-        "action_required"
+        Conclusion::ActionRequired
     } else if decisions().any(|d| d.softened_from.is_some()) {
-        "neutral"
+        Conclusion::Neutral
     } else {
-        "success"
+        Conclusion::Success
     }
 }
 
@@ -315,7 +325,7 @@ pub async fn conclude(
     client: &Client,
     repo: &Repo,
     head_sha: &str,
-    conclusion: &str,
+    conclusion: Conclusion,
     title: &str,
     summary: &str,
 ) -> Result<Option<u64>, ApiError> {
@@ -457,4 +467,22 @@ async fn sticky_comment(
             .await?;
     }
     Ok(keep)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Conclusion;
+
+    #[test]
+    fn conclusions_are_written_as_the_api_spells_them() {
+        let words = [
+            (Conclusion::Success, "success"),
+            (Conclusion::Neutral, "neutral"),
+            (Conclusion::ActionRequired, "action_required"),
+            (Conclusion::Failure, "failure"),
+        ];
+        for (conclusion, word) in words {
+            assert_eq!(serde_json::json!(conclusion), serde_json::json!(word));
+        }
+    }
 }

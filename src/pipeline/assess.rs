@@ -4,7 +4,7 @@
 use crate::analysis::risk::{self, RiskInputs};
 use crate::changes::ChangeKind;
 use crate::config::Config;
-use crate::gate::{CoverageReport, ReportedFinding, SkillResult};
+use crate::gate::{CoverageReport, CoverageSource, ReportedFinding, SkillResult};
 use crate::policy::decide;
 use crate::policy::stricter;
 use crate::policy::template::CategoryTemplate;
@@ -64,7 +64,7 @@ pub fn assess(
         CoverageSignal::Measured { .. } => evidence.coverage.clone(),
         CoverageSignal::Declared { ratio } => Some(CoverageReport {
             ratio: *ratio,
-            source: "declared".to_owned(),
+            source: CoverageSource::Declared,
             format: None,
             unit: None,
             lines_covered: None,

@@ -13,6 +13,27 @@ use crate::skill::{Finding, SkillMeta};
 /// The source named when only the exit code said anything.
 const EXIT_CODE: &str = "exit code";
 
+/// Where an attempt's test results were read from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResultsSource {
+    /// A report file, relative to the report directory or the skill.
+    Report(String),
+    /// The suite's output (`output`).
+    Output,
+    /// Nothing but its exit code (`exit code`).
+    ExitCode,
+}
+
+impl std::fmt::Display for ResultsSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Report(file) => file,
+            Self::Output => "output",
+            Self::ExitCode => EXIT_CODE,
+        })
+    }
+}
+
 /// What one run of a skill's suite left behind, read: its tests, coverage, where they were read
 /// from, and how the suite failed beyond its tests.
 #[derive(Debug)]
@@ -20,8 +41,8 @@ pub struct Attempt {
     pub finished: Finished,
     pub run: TestRun,
     pub coverage: Option<Coverage>,
-    /// Report files (relative), `output`, or `exit code`.
-    pub sources: Vec<String>,
+    /// Report files, the output, or the exit code.
+    pub sources: Vec<ResultsSource>,
     /// Timed out, killed, could not start, or exited non-zero with no failed test.
     pub failure: Option<String>,
     /// Findings about the skill's declared report paths and its output, redacted as the
@@ -75,7 +96,9 @@ impl Attempt {
 
     /// Whether its results were read from a report or the output, not only the exit code.
     fn has_results(&self) -> bool {
-        self.sources.last().is_some_and(|s| s != EXIT_CODE)
+        self.sources
+            .last()
+            .is_some_and(|s| *s != ResultsSource::ExitCode)
     }
 }
 
@@ -139,7 +162,7 @@ pub fn read(
                 for claim in &mut found.claims {
                     claim.origin.clone_from(&name);
                 }
-                sources.push(name);
+                sources.push(ResultsSource::Report(name));
                 match &mut run {
                     Some(run) => run.merge(found),
                     None => run = Some(found),
@@ -211,18 +234,18 @@ pub fn read(
         }
         None => match results::read_output(&job.stdout, &job.stderr) {
             Ok(Some(run)) => {
-                sources.push("output".to_owned());
+                sources.push(ResultsSource::Output);
                 run
             }
             Ok(None) => {
-                sources.push(EXIT_CODE.to_owned());
+                sources.push(ResultsSource::ExitCode);
                 results::from_exit_code(finished.exit_code, Some(&finished.describe(timeout)))
             }
             Err(err) => {
                 // A stream that could not be read (a document cut short) is no result, but the
                 // other's summaries still hold the exit code to what they say.
                 warnings.push(err.to_string());
-                sources.push(EXIT_CODE.to_owned());
+                sources.push(ResultsSource::ExitCode);
                 let mut run =
                     results::from_exit_code(finished.exit_code, Some(&finished.describe(timeout)));
                 run.claims.extend(results::read_claims(
@@ -234,8 +257,9 @@ pub fn read(
             }
         },
     };
-    let read_from = format!("{} ({})", sources.join(", "), run.format.as_str());
-    let from_output = sources.iter().all(|s| s == "output");
+    let shown: Vec<String> = sources.iter().map(ToString::to_string).collect();
+    let read_from = format!("{} ({})", shown.join(", "), run.format.as_str());
+    let from_output = sources.iter().all(|s| *s == ResultsSource::Output);
     let disagreement = results::floor::apply(&mut run, &read_from, from_output).and_then(|d| {
         lint.push(Finding::warning(
             "report-disagrees",
@@ -248,8 +272,8 @@ pub fn read(
         d.unsettled
             .then(|| Redacted::new(&d.reason()).into_string())
     });
-    let unread = match (sources.last().map(String::as_str), finished.exit_code) {
-        (Some(EXIT_CODE), Some(code)) if finished.spawn_error.is_none() => {
+    let unread = match (sources.last(), finished.exit_code) {
+        (Some(ResultsSource::ExitCode), Some(code)) if finished.spawn_error.is_none() => {
             lint.push(Finding::warning(
                 "results-unreadable",
                 &skill_file,
@@ -265,7 +289,7 @@ pub fn read(
     let failure = suite_failure(&finished, &run, &sources, timeout);
     // Show the failure among the failed tests too, unless the exit code already stands for one.
     if let Some(failure) = &failure
-        && sources.last().is_none_or(|s| s != EXIT_CODE)
+        && sources.last().is_none_or(|s| *s != ResultsSource::ExitCode)
     {
         run.record(TestCase::failed(
             results::EXIT_STATUS_CASE,
@@ -410,7 +434,7 @@ fn first_lines(paths: &[&Path]) -> Vec<String> {
 fn suite_failure(
     done: &Finished,
     run: &TestRun,
-    sources: &[String],
+    sources: &[ResultsSource],
     timeout: Duration,
 ) -> Option<String> {
     if let Some(err) = &done.spawn_error {
@@ -422,7 +446,7 @@ fn suite_failure(
     if let (None, Some(signal)) = (done.exit_code, done.signal) {
         return Some(format!("the suite was killed by signal {signal}"));
     }
-    let from_exit_code = sources.last().is_some_and(|s| s == EXIT_CODE);
+    let from_exit_code = sources.last() == Some(&ResultsSource::ExitCode);
     match done.exit_code {
         Some(code) if code != 0 && run.failed == 0 && !from_exit_code => Some(format!(
             "the suite exited with status {code} but reported no failed test"
@@ -541,7 +565,11 @@ mod tests {
             },
             run,
             coverage: None,
-            sources: vec![source.to_owned()],
+            sources: vec![match source {
+                "output" => ResultsSource::Output,
+                EXIT_CODE => ResultsSource::ExitCode,
+                file => ResultsSource::Report(file.to_owned()),
+            }],
             failure: failure.map(str::to_owned),
             lint: Vec::new(),
             warnings: Vec::new(),

@@ -6,7 +6,7 @@ use std::time::SystemTime;
 
 use crate::discover::Layout;
 use crate::error::Error;
-use crate::gate::{GateRun, ReportedFinding, RunInfo, SCHEMA, Tool};
+use crate::gate::{GateRun, ReportedFinding, RunInfo, RunScope, SCHEMA, Tool};
 use crate::github::{self, Session, Token};
 use crate::runner::Progress;
 use crate::store::Store;
@@ -244,7 +244,11 @@ fn run_info(
         run_attempt: env("GITHUB_RUN_ATTEMPT")
             .and_then(|a| a.parse().ok())
             .unwrap_or(1),
-        scope: if all { "all" } else { "changed" }.to_owned(),
+        scope: if all {
+            RunScope::All
+        } else {
+            RunScope::Changed
+        },
         started_at,
         finished_at,
     }

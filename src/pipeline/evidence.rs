@@ -36,7 +36,7 @@ impl Evidence {
     pub fn not_run(p: &Prepared) -> Self {
         let (suite, report) = match &p.resolution {
             _ if p.change.kind == ChangeKind::Deleted => (SuiteSignal::NotApplicable, None),
-            Resolution::Unavailable { suite, reason } => (
+            Resolution::Unavailable { suite, reason, .. } => (
                 SuiteSignal::Unavailable {
                     reason: reason.clone(),
                 },
@@ -96,7 +96,7 @@ impl Evidence {
                 .iter()
                 .map(|a| millis(a.finished.duration))
                 .collect(),
-            results_from: last.sources,
+            results_from: last.sources.iter().map(ToString::to_string).collect(),
         };
         warnings.extend(Warning::all(WarningKind::Results, last.warnings));
         let mut run = last.run;

@@ -13,7 +13,7 @@ use crate::lint;
 use crate::policy::stricter::BaseCategory;
 use crate::signals::{Analysis, CategoryChange};
 use crate::skill::{self, Finding, SkillMeta};
-use crate::suite::{self, Resolution};
+use crate::suite::{self, Resolution, Unavailability};
 
 use super::scope::BaseReader;
 
@@ -84,8 +84,11 @@ pub fn prepare(
     let content_hash = skill::content_hash(&dir, &files)
         .map_err(|err| Error::io("hash the files of", &dir, err))?;
     let resolution = suite::resolve(&dir, repo, &meta, &files);
-    if let Resolution::Unavailable { reason, .. } = &resolution
-        && reason.contains("outside the repository")
+    if let Resolution::Unavailable {
+        reason,
+        kind: Unavailability::OutsideRepository,
+        ..
+    } = &resolution
     {
         lint.push(Finding::error("path-escape", &file, None, reason.clone()));
     }

@@ -12,7 +12,8 @@ use crate::config::{Config, SelfReported};
 use crate::discover::Layout;
 use crate::error::Error;
 use crate::gate::{
-    CoverageReport, GateRun, Redacted, ReportedFinding, SkillResult, SuiteReport, TestResults,
+    CoverageReport, CoverageSource, GateRun, Redacted, ReportedFinding, RunScope, SkillResult,
+    SuiteReport, TestResults,
 };
 use crate::git::{ExportError, Git, short};
 use crate::policy::template::CategoryTemplate;
@@ -94,7 +95,8 @@ pub fn recompute(
     let found = layout
         .find_skills(&root)
         .map_err(|err| Error::io("search for skills in", &root, err))?;
-    let all = revisions.pull_base.is_none() && (document.run.scope == "all" || base.is_none());
+    let all =
+        revisions.pull_base.is_none() && (document.run.scope == RunScope::All || base.is_none());
     let mut not_gated = Vec::new();
     let changes: Vec<SkillChange> = match (&base, all) {
         (Some(base), false) => {
@@ -152,7 +154,11 @@ pub fn recompute(
     if run.pull_request.is_some() {
         run.pull_request_head = Some(head);
     }
-    run.scope = if all { "all" } else { "changed" }.to_owned();
+    run.scope = if all {
+        RunScope::All
+    } else {
+        RunScope::Changed
+    };
     Ok(GateRun {
         schema: crate::gate::SCHEMA.to_owned(),
         tool: crate::gate::Tool::default(),
@@ -299,7 +305,8 @@ fn counted(tests: &TestResults) -> TestResults {
 /// Measured coverage from a document, when it is a ratio: a declared figure is the skill's
 /// own (read from its files), never the document's.
 fn measured(report: &CoverageReport) -> Option<CoverageReport> {
-    (report.source == "measured" && (0.0..=1.0).contains(&report.ratio)).then(|| report.clone())
+    (report.source == CoverageSource::Measured && (0.0..=1.0).contains(&report.ratio))
+        .then(|| report.clone())
 }
 
 /// `sha`, fetched from `origin` when the checkout does not have it.

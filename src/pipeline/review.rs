@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use crate::audit;
 use crate::config::Config;
 use crate::error::Error;
-use crate::github::publish::conclude;
+use crate::github::publish::{Conclusion, conclude};
 use crate::github::reviews::{self, Reviews};
 use crate::github::{Repo, Session, Token, outputs};
 use crate::render::markdown_text as esc;
@@ -206,12 +206,12 @@ pub fn review(request: &ReviewRequest) -> Result<Reviewed, Error> {
     }
     let summary = status(&pending, &config);
     let conclusion = if pending.iter().any(|p| !p.changes_requested_by.is_empty()) {
-        Some("failure")
+        Some(Conclusion::Failure)
     } else if all_approved(&pending, &corrections, &config) {
-        Some("success")
+        Some(Conclusion::Success)
     } else if decision == Some(ReviewDecision::Dismissed) {
         // A dismissed approval may have been the one that passed the check.
-        Some("action_required")
+        Some(Conclusion::ActionRequired)
     } else {
         None
     };
@@ -233,9 +233,11 @@ pub fn review(request: &ReviewRequest) -> Result<Reviewed, Error> {
         && let (Some(conclusion), Some(repo_id)) = (conclusion, session.repo.as_ref())
     {
         let title = match conclusion {
-            "success" => "every skill waiting for review is approved".to_owned(),
-            "action_required" => "a review was dismissed: skills wait for review".to_owned(),
-            _ => "changes requested".to_owned(),
+            Conclusion::Success => "every skill waiting for review is approved".to_owned(),
+            Conclusion::ActionRequired => {
+                "a review was dismissed: skills wait for review".to_owned()
+            }
+            Conclusion::Neutral | Conclusion::Failure => "changes requested".to_owned(),
         };
         let text = format!("### skillgate: {title}\n\n{summary}");
         let found = session.with_client(async |client| {
@@ -286,7 +288,7 @@ pub(crate) fn still_approved_at(
     number: u64,
     head: &str,
 ) -> Result<Vec<Warning>, Error> {
-    if crate::github::publish::conclusion(run) != "action_required" {
+    if crate::github::publish::conclusion(run) != Conclusion::ActionRequired {
         return Ok(Vec::new());
     }
     let store = Store::open(db)?;
@@ -312,7 +314,7 @@ pub(crate) fn still_approved_at(
         status(&pending, config)
     );
     session.with_client(async |client| {
-        Ok(conclude(client, repo, head, "success", title, &text).await?)
+        Ok(conclude(client, repo, head, Conclusion::Success, title, &text).await?)
     })?;
     warnings.push(format!(
         "every skill waiting at {} was already approved: the check passes",

@@ -1,6 +1,6 @@
 //! The figures every renderer shows the same way.
 
-use crate::gate::{FailedTest, GateRun, SkillResult, TestResults};
+use crate::gate::{CoverageSource, FailedTest, GateRun, SkillResult, TestResults};
 use crate::policy::Verdict;
 use crate::results::FailureKind;
 
@@ -38,7 +38,7 @@ pub fn pass_rate(skill: &SkillResult) -> String {
 /// `0.97`, `0.90 declared`, or `—`.
 pub fn coverage(skill: &SkillResult) -> String {
     match &skill.coverage {
-        Some(c) if c.source == "declared" => format!("{:.2} declared", c.ratio),
+        Some(c) if c.source == CoverageSource::Declared => format!("{:.2} declared", c.ratio),
         Some(c) => format!("{:.2}", c.ratio),
         None => "—".to_owned(),
     }

@@ -16,5 +16,6 @@ mod shell;
 mod testing;
 
 pub use resolve::{
-    CONVENTIONAL, REPORT_DIR, Resolution, Suite, SuiteSource, Unrun, find_in_path, resolve,
+    CONVENTIONAL, REPORT_DIR, Resolution, Suite, SuiteSource, Unavailability, Unrun, find_in_path,
+    resolve,
 };

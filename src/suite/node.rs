@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 
 use super::host::Host;
 use super::resolve::{
-    Detected, MAX_DETECT_BYTES, Resolution, Suite, SuiteSource, detected, file_name, unavailable,
-    with_tool,
+    Detected, MAX_DETECT_BYTES, Resolution, Suite, SuiteSource, Unavailability, detected,
+    file_name, unavailable, with_tool,
 };
 use super::shell::{first_command, shell_word, strip_launchers};
 
@@ -422,6 +422,7 @@ pub(super) fn node_suite(
         return Resolution::Unavailable {
             suite: Some(suite),
             reason,
+            kind: Unavailability::ToolMissing,
         };
     }
     // The binary is the skill's code too: one that links out of the checkout is refused, like
@@ -436,6 +437,7 @@ pub(super) fn node_suite(
                 "`{rel}` resolves outside the repository (to {}); refused",
                 real.display()
             ),
+            kind: Unavailability::OutsideRepository,
         };
     }
     Resolution::Found(suite)

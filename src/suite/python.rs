@@ -9,7 +9,8 @@ use std::path::Path;
 use super::host::Host;
 use super::python_source::PythonSource;
 use super::resolve::{
-    Detected, MAX_DETECT_BYTES, Resolution, detected, file_name, unavailable, with_tool,
+    Detected, MAX_DETECT_BYTES, Resolution, Unavailability, detected, file_name, unavailable,
+    with_tool,
 };
 
 /// What installs pytest, and the coverage plugin the gate measures with.
@@ -128,6 +129,7 @@ pub(super) fn python_suite(
                 "pytest suite found, but the `pytest` module is not installed for python3 \
                  (help: run `{PIP_INSTALL}`)"
             ),
+            kind: Unavailability::ToolMissing,
         };
         return Some(found(resolution, "pytest"));
     }

@@ -99,9 +99,24 @@ pub enum Resolution {
     /// A suite exists but cannot run here (its tool is missing, or its path is refused).
     Unavailable {
         suite: Option<Suite>,
+        /// Why, for a finding or a decision's reason.
         reason: String,
+        kind: Unavailability,
     },
     None,
+}
+
+/// Why a suite cannot run here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unavailability {
+    /// Its tool, Python module or package runner binary is not installed.
+    ToolMissing,
+    /// The declared suite file does not exist.
+    Missing,
+    /// Its file cannot be read.
+    Unreadable,
+    /// Its file (or its runner binary) resolves outside the repository: refused, a path escape.
+    OutsideRepository,
 }
 
 impl Resolution {
@@ -245,6 +260,7 @@ fn declared_suite(
         return Resolution::Unavailable {
             suite: None,
             reason: format!("declared test-suite `{declared}` does not exist"),
+            kind: Unavailability::Missing,
         };
     }
     // A command line: run by bash, like a CI step.
@@ -278,12 +294,14 @@ fn file_suite(
                     "test suite `{rel}` resolves outside the repository (to {}); refused",
                     real.display()
                 ),
+                kind: Unavailability::OutsideRepository,
             };
         }
         Err(err) => {
             return Resolution::Unavailable {
                 suite: None,
                 reason: format!("test suite `{rel}` cannot be read: {err}"),
+                kind: Unavailability::Unreadable,
             };
         }
     }
@@ -453,9 +471,11 @@ fn with_unrun(resolution: Resolution, unrun: Vec<Unrun>) -> Resolution {
         Resolution::Unavailable {
             suite: Some(suite),
             reason,
+            kind,
         } => Resolution::Unavailable {
             suite: Some(Suite { unrun, ..suite }),
             reason,
+            kind,
         },
         other => other,
     }
@@ -498,6 +518,7 @@ pub(super) fn unavailable(suite: Suite, tool: &str) -> Resolution {
     Resolution::Unavailable {
         suite: Some(suite),
         reason,
+        kind: Unavailability::ToolMissing,
     }
 }
 
@@ -636,6 +657,39 @@ mod tests {
             panic!("escaping suite is refused");
         };
         assert!(reason.contains("outside the repository"), "{reason}");
+    }
+
+    #[test]
+    fn why_a_suite_is_unavailable_is_a_kind_not_only_words() {
+        let kind = |res: Resolution| match res {
+            Resolution::Unavailable { kind, .. } => kind,
+            other => panic!("expected an unavailable suite, got {other:?}"),
+        };
+        let (dir, files) = setup(&[("SKILL.md", "")]);
+        let root = dir.path().canonicalize().expect("canon");
+        let meta = SkillMeta {
+            test_suite: Some("tests/missing.sh".into()),
+            ..SkillMeta::default()
+        };
+        assert_eq!(
+            kind(resolve(&root, &root, &meta, &files)),
+            Unavailability::Missing
+        );
+        let outside = tempfile::tempdir().expect("tempdir");
+        std::fs::write(outside.path().join("evil.sh"), "").expect("write");
+        std::os::unix::fs::symlink(outside.path().join("evil.sh"), root.join("test.sh"))
+            .expect("link");
+        let escaping = resolve(&root, &root, &SkillMeta::default(), &["test.sh".to_owned()]);
+        assert_eq!(kind(escaping), Unavailability::OutsideRepository);
+        let (dir, files) = setup(&[("test.sh", "echo ok\n")]);
+        let no_bash = resolve_on(
+            &Fake::all().without_tool("bash"),
+            dir.path(),
+            dir.path(),
+            &SkillMeta::default(),
+            &files,
+        );
+        assert_eq!(kind(no_bash), Unavailability::ToolMissing);
     }
 
     #[test]

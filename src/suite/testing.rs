@@ -39,6 +39,7 @@ pub(super) fn unavailable_reason(res: Resolution) -> (Suite, String) {
         Resolution::Unavailable {
             suite: Some(suite),
             reason,
+            ..
         } => (suite, reason),
         other => panic!("expected an unavailable suite, got {other:?}"),
     }
