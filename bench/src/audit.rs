@@ -7,8 +7,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use skillgate::audit::{self, AuditConfig, CommitMode};
-use skillgate::gate::{FailedTest, GateRun};
+use skillgate::audit;
+use skillgate::config::{AuditConfig, CommitMode};
+use skillgate::gate::{FailedTest, GateRun, Redacted};
 use skillgate::github::Session;
 use skillgate::store::Store;
 
@@ -90,8 +91,8 @@ fn simulate(template: &GateRun, i: u64, rng: &mut Lcg) -> (GateRun, bool) {
             tests.pass_count = tests.total_count.saturating_sub(n);
             for j in 0..n {
                 tests.failed_tests.push(FailedTest {
-                    name: format!("case {j} of run {i}"),
-                    error: Some(format!("expected {j} but got {}", j + 1)),
+                    name: Redacted::new(&format!("case {j} of run {i}")),
+                    error: Some(Redacted::new(&format!("expected {j} but got {}", j + 1))),
                     duration_ms: Some(12),
                     suite: None,
                     file: None,

@@ -227,7 +227,7 @@ fn run_suites(scripts: &[&str], jobs: usize, cap: u64) -> Result<Vec<skillgate::
         output_cap: cap,
         env: vec![("PATH".into(), "/usr/bin:/bin".into())],
     };
-    let silent: Arc<dyn skillgate::progress::Progress> = Arc::new(skillgate::progress::Silent);
+    let silent: Arc<dyn skillgate::runner::Progress> = Arc::new(skillgate::runner::Silent);
     Ok(run_all(jobs_list, &settings, &silent)?)
 }
 
