@@ -255,9 +255,10 @@ pub struct FailedTest {
     pub error: Option<Redacted>,
     pub duration_ms: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub suite: Option<String>,
+    pub suite: Option<Redacted>,
+    /// Where the report says the test is: a path, or whatever the report holds there.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub file: Option<String>,
+    pub file: Option<Redacted>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -291,8 +292,8 @@ impl TestResults {
                     name: Redacted::new(&case.name),
                     error: case.message.as_deref().map(Redacted::new),
                     duration_ms: case.duration_ms,
-                    suite: case.suite.clone(),
-                    file: case.file.clone(),
+                    suite: case.suite.as_deref().map(Redacted::new),
+                    file: case.file.as_deref().map(Redacted::new),
                     line: case.line,
                     kind: case.kind,
                 })

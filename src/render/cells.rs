@@ -455,7 +455,7 @@ mod tests {
         tests.failed_tests = (1..=5)
             .map(|i| FailedTest {
                 name: Redacted::new(&format!("tests.test_sync{i}")),
-                file: Some(format!("tests/test_sync{i}.py")),
+                file: Some(Redacted::new(&format!("tests/test_sync{i}.py"))),
                 ..sync.clone()
             })
             .collect();

@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::escape::markdown_text as esc;
 use super::markdown;
-use crate::gate::{GateRun, SkillResult};
+use crate::gate::{GateRun, Redacted, SkillResult};
 use crate::skill::Severity;
 use crate::untrusted::inert::is_bidi;
 
@@ -163,13 +163,17 @@ fn annotation(
         .and_then(|l| u32::try_from(l).ok())
         .filter(|&l| l > 0)
         .unwrap_or(1);
-    let message: String = message.chars().filter(|&c| !is_bidi(c)).collect();
+    // Each piece is redacted already; whole, a key and its value joined from two pieces are too.
+    let message: String = Redacted::new(message)
+        .chars()
+        .filter(|&c| !is_bidi(c))
+        .collect();
     Annotation {
         path,
         start_line: line,
         end_line: line,
         annotation_level: level,
-        title: cut_chars(&printable(&title), TITLE_MAX_CHARS),
+        title: cut_chars(&printable(&Redacted::new(&title)), TITLE_MAX_CHARS),
         message: cut_chars(
             if message.trim().is_empty() {
                 "(no message)"

@@ -4,7 +4,7 @@
 use crate::analysis::secrets::testing::fixture_value;
 use crate::gate::GateRun;
 
-/// The render fixture with `token` in a failed test's name and error, a flaky test's name, a
+/// The render fixture with `token` in a failed test's name, error, file and suite, a flaky test's name, a
 /// skill's lint finding and a run-level finding: as a pull request's job could write it.
 fn document_with(token: &str) -> GateRun {
     let text = include_str!("../../tests/fixtures/render/gate-run.json");
@@ -14,6 +14,8 @@ fn document_with(token: &str) -> GateRun {
     let failed = &mut skill["tests"]["failed_tests"][0];
     failed["name"] = format!("posts with {token}").into();
     failed["error"] = format!("401 for Authorization: token {token}").into();
+    failed["file"] = format!("tests/{token}.py").into();
+    failed["suite"] = format!("suite {token}").into();
     skill["tests"]["flaky_tests"] = serde_json::json!([format!("retries {token}")]);
     skill["lint"] = serde_json::json!([{
         "rule": "report-disagrees",
