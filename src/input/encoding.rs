@@ -6,7 +6,8 @@ use std::io::{self, Read};
 
 const REPLACEMENT: &[u8] = "\u{fffd}".as_bytes();
 
-const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
+/// The byte order mark a UTF-8 file may start with.
+pub(super) const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Encoding {

@@ -7,7 +7,7 @@
 
 use std::io::{self, Read};
 
-use super::encoding::{Utf8Reader, is_utf16};
+use super::encoding::{UTF8_BOM, Utf8Reader, is_utf16};
 
 /// The longest line a reader keeps; the rest of a longer line is skipped, so one runaway line
 /// (a minified bundle, a binary blob) cannot take the memory with it.
@@ -15,8 +15,6 @@ pub(crate) const MAX_LINE_BYTES: usize = 1024 * 1024;
 
 /// How much is read at a time.
 const CHUNK_BYTES: usize = 64 * 1024;
-
-const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// The lines of a text stream. UTF-8 (or anything else) is read as it is, each chunk decoded
 /// lossily; only a stream that opens with a UTF-16 byte-order mark goes through the transcoder.
