@@ -9,13 +9,9 @@ use skillgate::results::{InputError, MAX_KEPT_FAILURES, ReportFormat, TestRun};
 
 /// `data` read as a suite's stdout and as its stderr, combined as the gate combines them.
 fn output(data: &[u8]) -> Result<Option<TestRun>, InputError> {
-    let mut found = Vec::new();
-    for origin in ["stdout", "stderr"] {
-        if let Some(run) = skillgate::results::parse_output(Cursor::new(data), origin)? {
-            found.push((run, origin));
-        }
-    }
-    Ok(skillgate::results::merge_output(found))
+    skillgate::results::read_streams(|origin| {
+        skillgate::results::parse_output(Cursor::new(data), origin)
+    })
 }
 
 /// Detect what `data` is, as a report, as output and as coverage.

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::detect::{parse_claims, parse_output, parse_report, parse_report_as};
 use super::model::{Claim, ReportFormat, TestRun};
-use super::streams::{merge_output, summaries_first};
+use super::streams::{read_streams, summaries_first};
 use crate::input::ReadError;
 
 /// What a report file is called in errors.
@@ -33,21 +33,16 @@ pub fn read_report_as(path: &Path, format: ReportFormat) -> Result<Option<TestRu
 }
 
 /// Read a suite's captured stdout and stderr (stdout first), each through every format, and
-/// combine them as [`merge_output`] does. A file that does not exist counts as empty: runners
+/// combine them as [`read_streams`] does. A file that does not exist counts as empty: runners
 /// skip writing an empty capture. `Ok(None)` when neither holds results.
 pub fn read_output(stdout: &Path, stderr: &Path) -> Result<Option<TestRun>, ReadError> {
-    let mut found: Vec<(TestRun, &str)> = Vec::new();
-    for (path, origin) in [(stdout, "stdout"), (stderr, "stderr")] {
+    read_streams(|origin| {
+        let path = if origin == "stdout" { stdout } else { stderr };
         let Some(file) = open_output(path)? else {
-            continue;
+            return Ok(None);
         };
-        let run = parse_output(file, &origin_of(path, WHAT_OUTPUT))
-            .map_err(|e| e.in_file(WHAT_OUTPUT, path))?;
-        if let Some(run) = run {
-            found.push((run, origin));
-        }
-    }
-    Ok(merge_output(found))
+        parse_output(file, &origin_of(path, WHAT_OUTPUT)).map_err(|e| e.in_file(WHAT_OUTPUT, path))
+    })
 }
 
 /// The closing summaries printed in a suite's stdout and stderr, whatever else they hold: the

@@ -36,4 +36,4 @@ pub use model::{
     Claim, FailureKind, MAX_KEPT_FAILURES, MAX_MESSAGE_BYTES, Outcome, ReportFormat, TestCase,
     TestRun, classify_failure, truncate_utf8,
 };
-pub use streams::merge_output;
+pub use streams::{merge_output, read_streams};

@@ -5,6 +5,20 @@ use super::floor;
 use super::line_reader::{self, Merge};
 use super::model::{Claim, ReportFormat, TestRun};
 
+/// A suite's stdout and stderr read by `read` (each through every format; stdout first) and
+/// combined as [`merge_output`] does: the one loop the gate and the fuzz targets share.
+pub fn read_streams<E>(
+    mut read: impl FnMut(&'static str) -> Result<Option<TestRun>, E>,
+) -> Result<Option<TestRun>, E> {
+    let mut found: Vec<(TestRun, &str)> = Vec::new();
+    for origin in ["stdout", "stderr"] {
+        if let Some(run) = read(origin)? {
+            found.push((run, origin));
+        }
+    }
+    Ok(merge_output(found))
+}
+
 /// The runs read from a suite's stdout and stderr (stdout first), each with the stream it was
 /// read from, as one. The most specific format found in either stream wins; when both streams
 /// hold it, their runs are merged (a plain closing line or a harness's totals are a whole, so
