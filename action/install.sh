@@ -89,8 +89,11 @@ extract() {
       if command -v unzip >/dev/null 2>&1; then
         unzip -q "$archive" -d "$into"
       else
-        # Windows' own tar (bsdtar) reads zip archives.
-        tar -xf "$archive" -C "$into"
+        case "$(tar --version 2>/dev/null)" in
+          # Windows' own tar is bsdtar, which reads zip archives.
+          *bsdtar*) tar -xf "$archive" -C "$into" ;;
+          *) python3 -m zipfile -e "$archive" "$into" ;;
+        esac
       fi
       ;;
     *) tar -xzf "$archive" -C "$into" ;;
