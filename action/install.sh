@@ -146,6 +146,10 @@ main() {
   target="$(target_for "$RUNNER_OS" "$RUNNER_ARCH")" ||
     fail "no skillgate release for $RUNNER_OS on $RUNNER_ARCH (supported: Linux X64/ARM64, macOS X64/ARM64, Windows X64)"
   version="$(resolve_version)"
+  # It names a directory that is replaced, and part of a URL: a tag's characters only.
+  case "$version" in
+    *[!A-Za-z0-9._+-]* | *..*) fail "version '$version' is not a release tag (v1.2.3)" ;;
+  esac
   if [ "$mode" = resolve ]; then
     : "${GITHUB_OUTPUT:?}"
     printf 'version=%s\ntarget=%s\n' "$version" "$target" >>"$GITHUB_OUTPUT"

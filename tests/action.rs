@@ -432,6 +432,37 @@ fn without_a_release_it_builds_from_the_actions_source() {
 }
 
 #[test]
+fn a_version_that_is_not_a_tag_is_refused() {
+    for (input, action_ref) in [
+        ("v1/../../../home", ""),
+        ("v1..2", ""),
+        ("main", ""),
+        ("", "v1.2.3/../x"),
+        ("v1.2.3\nv2", ""),
+    ] {
+        let runner = Runner::new();
+        let out = runner
+            .script("install.sh", "Linux", "X64")
+            .env("INPUT_VERSION", input)
+            .env("SKILLGATE_ACTION_REF", action_ref)
+            .env(
+                "SKILLGATE_RELEASE_URL",
+                file_url(&runner.path("no-release")),
+            )
+            .output()
+            .expect("install.sh");
+        assert_eq!(out.status.code(), Some(1), "{input:?} {action_ref:?}");
+        let version = if input.is_empty() { action_ref } else { input };
+        assert_eq!(
+            text(&out.stderr),
+            format!("skillgate install: version '{version}' is not a release tag (v1.2.3)\n")
+        );
+        assert_eq!(runner.read("path"), "");
+        assert!(!runner.path("temp/skillgate").exists());
+    }
+}
+
+#[test]
 fn the_version_is_the_input_else_the_actions_tag() {
     let cargo_tag = format!("v{}", env!("CARGO_PKG_VERSION"));
     let major = cargo_tag.split('.').next().expect("major").to_owned();
