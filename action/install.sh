@@ -137,7 +137,9 @@ build_from_source() {
   command -v cargo >/dev/null 2>&1 ||
     fail "no release to download and no cargo to build from source: set the version input to a release, or install Rust first"
   rm -rf "$dir"
-  cargo install --locked --path "$GITHUB_ACTION_PATH" --root "$dir"
+  # From the action's own directory: cargo and rustup read their config (`.cargo/config.toml`,
+  # `rust-toolchain.toml`) from the working directory, which is the checked-out repository.
+  (cd "$GITHUB_ACTION_PATH" && cargo install --locked --path "$GITHUB_ACTION_PATH" --root "$dir")
 }
 
 main() {

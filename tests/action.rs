@@ -129,7 +129,7 @@ impl Runner {
         let cargo = dir.path().join("bin/cargo");
         std::fs::write(
             &cargo,
-            "#!/usr/bin/env bash\nprintf '%s\\n' \"$@\" > \"$RUNNER_TEMP/../cargo-args\"\n\
+            "#!/usr/bin/env bash\nprintf '%s\\n' \"$PWD\" \"$@\" > \"$RUNNER_TEMP/../cargo-args\"\n\
              root=''; while [ $# -gt 0 ]; do [ \"$1\" = --root ] && root=\"$2\"; shift; done\n\
              mkdir -p \"$root/bin\" && cp \"$SKILLGATE_BUILT\" \"$root/bin/skillgate\"\n",
         )
@@ -414,9 +414,9 @@ fn without_a_release_it_builds_from_the_actions_source() {
         assert_eq!(
             runner.read("cargo-args"),
             format!(
-                "install\n--locked\n--path\n{}\n--root\n{}\n",
-                root().display(),
-                dir.display()
+                "{root}\ninstall\n--locked\n--path\n{root}\n--root\n{}\n",
+                dir.display(),
+                root = root().display()
             )
         );
         assert_eq!(
