@@ -97,6 +97,7 @@ fn release() -> &'static Path {
                 });
             }
         });
+        std::fs::remove_file(&built).expect("rm");
         for (_, _, target) in TARGETS {
             let name = archive_name(target);
             sums.push_str(&format!("{}  {name}\n", sha256_hex(&dir.join(&name))));
