@@ -285,7 +285,7 @@ fn release_builds_every_target_the_action_installs() {
     for part in [
         "build --release --locked --target \"$TARGET\"",
         "name=\"skillgate-$TAG-$TARGET\"",
-        "\"dist/$name.zip\"",
+        "zipfile -c \"$GITHUB_WORKSPACE/dist/$name.zip\" skillgate.exe",
         "\"dist/$name.tar.gz\" -C \"target/$TARGET/release\" skillgate",
         "static-pie linked",
     ] {
