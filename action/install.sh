@@ -2,10 +2,11 @@
 # Install skillgate for the action (action.yml), on a GitHub runner or a simulated one.
 #
 #   install.sh resolve   write `version` and `target` to GITHUB_OUTPUT (the cache key)
-#   install.sh           install: reuse the cached binary, else download the release archive and
-#                        verify it against the release's SHA256SUMS, else build from the
-#                        action's own source; then put it on GITHUB_PATH, write `from`
-#                        (cache, release or source) to GITHUB_OUTPUT, print its version
+#   install.sh           install: the release archive (the cached one when actions/cache restored
+#                        it, else downloaded), verified against the release's SHA256SUMS every
+#                        time; without a release, build from the action's own source; then put
+#                        it on GITHUB_PATH, write `from` (cache, release or source) to
+#                        GITHUB_OUTPUT, print its version
 #
 # Reads RUNNER_OS, RUNNER_ARCH, RUNNER_TEMP, GITHUB_PATH, GITHUB_ACTION_PATH, INPUT_VERSION,
 # SKILLGATE_ACTION_REF / GITHUB_ACTION_REF, SKILLGATE_ACTION_REPOSITORY /
@@ -48,7 +49,7 @@ resolve_version() {
   case "$ref" in
     v[0-9]*.[0-9]*.[0-9]*) echo "$ref" ;;
     v[0-9]*)
-      cargo_version="$(sed -n 's/^version = "\(.*\)"$/\1/p' "$GITHUB_ACTION_PATH/Cargo.toml" | head -n 1)"
+      cargo_version="$(tr -d '\r' <"$GITHUB_ACTION_PATH/Cargo.toml" | sed -n 's/^version = "\(.*\)"$/\1/p' | head -n 1)"
       case "v$cargo_version" in
         "$ref".*) echo "v$cargo_version" ;;
         *) echo "" ;;
@@ -92,7 +93,7 @@ extract() {
         case "$(tar --version 2>/dev/null)" in
           # Windows' own tar is bsdtar, which reads zip archives.
           *bsdtar*) tar -xf "$archive" -C "$into" ;;
-          *) python3 -m zipfile -e "$archive" "$into" ;;
+          *) python3 -I -m zipfile -e "$archive" "$into" ;;
         esac
       fi
       ;;
@@ -100,26 +101,47 @@ extract() {
   esac
 }
 
-# Download and verify the release archive; install it into $dir. Returns 2 when the release
-# has no such asset.
-download() {
-  local version="$1" target="$2" dir="$3" exe="$4" ext archive base work expected actual
+# The release's SHA-256 of $1, from the SHA256SUMS in $2 (empty when it has no line for it).
+expected_sum() {
+  tr -d '\r' <"$2" | awk -v f="$1" '$2 == f || $2 == "*" f { print tolower($1); exit }'
+}
+
+# Install the release archive into $dir: from the cache when actions/cache restored it, else
+# downloaded (and kept for the cache); either way checked against the release's SHA256SUMS,
+# fetched anew each time, before anything is extracted: a cache entry is only as trustworthy as
+# the jobs that could write it. Returns 2 when the release has no such asset.
+install_release() {
+  local version="$1" target="$2" dir="$3" exe="$4" cache="$5" ext archive base work expected actual
   ext=tar.gz
   [ "$RUNNER_OS" = Windows ] && ext=zip
   archive="skillgate-$version-$target.$ext"
   base="${SKILLGATE_RELEASE_URL:-https://github.com/${SKILLGATE_ACTION_REPOSITORY:-${GITHUB_ACTION_REPOSITORY:-}}/releases/download/$version}"
   base="${base%/}"
   work="$(mktemp -d "$RUNNER_TEMP/skillgate-download.XXXXXX")" || fail "could not create a directory in $RUNNER_TEMP"
-  echo "downloading $base/$archive"
   fetch "$base/SHA256SUMS" "$work/SHA256SUMS" || { rm -rf "$work"; return 2; }
-  fetch "$base/$archive" "$work/$archive" || { rm -rf "$work"; return 2; }
-  expected="$(awk -v f="$archive" '$2 == f || $2 == "*" f { print $1; exit }' "$work/SHA256SUMS")"
+  if [ -f "$cache/$archive" ]; then
+    echo "using the cached $archive"
+    cp "$cache/$archive" "$work/$archive" || fail "could not read the cached $archive"
+    from=cache
+  else
+    echo "downloading $base/$archive"
+    fetch "$base/$archive" "$work/$archive" || { rm -rf "$work"; return 2; }
+    from=release
+  fi
+  expected="$(expected_sum "$archive" "$work/SHA256SUMS")"
   actual="$(sha256_of "$work/$archive")"
   if [ -z "$expected" ] || [ "$expected" != "$actual" ]; then
     rm -rf "$work"
+    # A cached archive that no longer matches is dropped, so that a re-run downloads it.
+    [ "$from" = cache ] && rm -f "$cache/$archive"
     fail "checksum mismatch for $archive: expected ${expected:-no line in SHA256SUMS}, got $actual"
   fi
   echo "verified $archive: sha256 $actual"
+  if [ "$from" = release ]; then
+    if ! { mkdir -p "$cache" && cp "$work/$archive" "$cache/$archive"; }; then
+      fail "could not keep $archive in $cache"
+    fi
+  fi
   # Into a staging directory first: a failed extraction leaves nothing that looks installed.
   # (Called as a condition, where `set -e` does not apply: each step is checked.)
   mkdir -p "$work/extract" || fail "could not create $work/extract"
@@ -143,7 +165,8 @@ build_from_source() {
 }
 
 main() {
-  local mode="${1:-install}" target version exe dir bindir from
+  local mode="${1:-install}" target version exe dir bindir
+  from=""
   : "${RUNNER_OS:?}" "${RUNNER_ARCH:?}" "${RUNNER_TEMP:?}" "${GITHUB_ACTION_PATH:?}"
   target="$(target_for "$RUNNER_OS" "$RUNNER_ARCH")" ||
     fail "no skillgate release for $RUNNER_OS on $RUNNER_ARCH (supported: Linux X64/ARM64, macOS X64/ARM64, Windows X64)"
@@ -163,12 +186,11 @@ main() {
   if [ -n "$version" ]; then
     dir="$RUNNER_TEMP/skillgate/$version/$target"
     bindir="$dir"
-    if [ -x "$dir/$exe" ]; then
-      echo "using the cached skillgate $version ($target)"
-      from=cache
-    elif download "$version" "$target" "$dir" "$exe"; then
+    if install_release "$version" "$target" "$dir" "$exe" "$RUNNER_TEMP/skillgate-cache/$version/$target"; then
       echo "installed skillgate $version ($target)"
-      from=release
+    elif [ -n "${INPUT_VERSION:-}" ]; then
+      # The version asked for, or none: building the action's own source would be another.
+      fail "skillgate $version has no release asset for $target (check the version input)"
     else
       echo "skillgate $version has no release asset for $target: building from the action's source with cargo install"
       version=""

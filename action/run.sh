@@ -112,6 +112,10 @@ main() {
       publish)
         argv+=(--results)
         while IFS= read -r line || [ -n "$line" ]; do
+          # A line's surrounding blanks and a CRLF's CR are no part of its path.
+          line="${line%$'\r'}"
+          line="${line#"${line%%[![:space:]]*}"}"
+          line="${line%"${line##*[![:space:]]}"}"
           [ -z "$line" ] || argv+=("$line")
         done <<<"$INPUT_RESULTS"
         ;;
@@ -120,14 +124,18 @@ main() {
   fi
   words=()
   split_words "${INPUT_ARGS:-}"
+  local previous=""
   for line in ${words[@]+"${words[@]}"}; do
     case "$line" in
       --token | --token=*) fail "args: pass the token in the token input, never on the command line" ;;
+      # `--publish none` writes nothing to GitHub: the binary gets no token at all then, whether
+      # the input or `args` says it.
+      --publish=none) needs_token=0 ;;
+      none) [ "$previous" = --publish ] && needs_token=0 ;;
     esac
+    previous="$line"
   done
   argv+=(${words[@]+"${words[@]}"})
-
-  # `--publish none` writes nothing to GitHub: the binary gets no token at all then.
   [ "${INPUT_PUBLISH:-}" = none ] && needs_token=0
   if [ "$needs_token" = 1 ] && [ -n "$token" ]; then
     export GITHUB_TOKEN="$token"

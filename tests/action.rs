@@ -364,22 +364,38 @@ fn an_archive_missing_from_the_checksums_is_refused() {
 }
 
 #[test]
-fn a_cached_install_is_reused_without_download() {
+fn a_cached_archive_is_verified_again_and_reused_without_download() {
     let runner = Runner::new();
     let first = runner.install("Linux", "X64", release());
     assert!(first.status.success(), "{}", text(&first.stderr));
+    assert_eq!(
+        output(&runner.read("output"), "from").as_deref(),
+        Some("release")
+    );
+    let cached = runner
+        .path("temp/skillgate-cache")
+        .join(VERSION)
+        .join(LINUX_X64)
+        .join(archive_name(LINUX_X64));
+    assert!(cached.is_file(), "the verified archive is kept for actions/cache");
     std::fs::write(runner.path("path"), "").expect("reset");
     std::fs::write(runner.path("output"), "").expect("reset");
+    std::fs::remove_dir_all(runner.path("temp/skillgate")).expect("a new job: no install yet");
 
-    // The release is gone: only the cache (what actions/cache restores) can serve.
-    let out = runner.install("Linux", "X64", &runner.path("no-release"));
+    // The release still has its SHA256SUMS but no archive: only the cache can serve it.
+    let fake = runner.path("release");
+    release_copy(&fake);
+    std::fs::remove_file(fake.join(archive_name(LINUX_X64))).expect("rm");
+    let out = runner.install("Linux", "X64", &fake);
     let stdout = text(&out.stdout);
     assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
     assert_eq!(
         stdout,
         format!(
-            "using the cached skillgate {VERSION} ({LINUX_X64})\nskillgate {}\n",
-            env!("CARGO_PKG_VERSION")
+            "using the cached {archive}\nverified {archive}: sha256 {sum}\ninstalled skillgate {VERSION} ({LINUX_X64})\nskillgate {}\n",
+            env!("CARGO_PKG_VERSION"),
+            archive = archive_name(LINUX_X64),
+            sum = sha256_hex(&cached),
         )
     );
     assert_eq!(
@@ -392,13 +408,63 @@ fn a_cached_install_is_reused_without_download() {
 }
 
 #[test]
+fn a_cache_entry_that_does_not_match_the_release_is_refused_and_dropped() {
+    let runner = Runner::new();
+    let first = runner.install("Linux", "X64", release());
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    std::fs::remove_dir_all(runner.path("temp/skillgate")).expect("a new job: no install yet");
+    // What a job that could write the cache put there: another binary under the same key.
+    let cached = runner
+        .path("temp/skillgate-cache")
+        .join(VERSION)
+        .join(LINUX_X64)
+        .join(archive_name(LINUX_X64));
+    let expected = sha256_hex(&cached);
+    let mut bytes = std::fs::read(&cached).expect("read");
+    bytes.extend_from_slice(b"planted");
+    std::fs::write(&cached, &bytes).expect("write");
+    let got = sha256_hex(&cached);
+
+    let out = runner.install("Linux", "X64", release());
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "skillgate install: checksum mismatch for {}: expected {expected}, got {got}\n",
+            archive_name(LINUX_X64)
+        )
+    );
+    assert!(!runner.path("temp/skillgate").exists(), "nothing installed");
+    assert!(!cached.exists(), "the bad entry is dropped: a re-run downloads");
+}
+
+#[test]
+fn a_version_asked_for_without_its_asset_is_an_error_not_another_build() {
+    let runner = Runner::new();
+    let out = runner.install("Linux", "X64", &runner.path("no-release"));
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = text(&out.stderr);
+    // After curl's own line about the missing file.
+    assert!(
+        stderr.ends_with(&format!(
+            "\nskillgate install: skillgate {VERSION} has no release asset for {LINUX_X64} (check the version input)\n"
+        )),
+        "{stderr}"
+    );
+    assert!(!runner.path("cargo-args").exists(), "no build from source");
+    assert_eq!(runner.read("path"), "");
+}
+
+#[test]
 fn without_a_release_it_builds_from_the_actions_source() {
-    // No version and no tag (`uses: ./`), then a version whose release has no such asset.
-    for version in ["", VERSION] {
+    // No version and no tag (`uses: ./`), then the action's own tag whose release has no such
+    // asset.
+    for tag in ["", VERSION] {
         let runner = Runner::new();
         let out = runner
             .script("install.sh", "Linux", "X64")
-            .env("INPUT_VERSION", version)
+            .env("INPUT_VERSION", "")
+            .env("SKILLGATE_ACTION_REF", tag)
             .env(
                 "SKILLGATE_RELEASE_URL",
                 file_url(&runner.path("no-release")),
@@ -635,6 +701,9 @@ fn the_token_reaches_the_binary_only_as_github_token() {
         (vec![("command", "report")], token),
         // Nothing is written to GitHub: no token at all.
         (vec![("command", "check"), ("publish", "none")], "unset"),
+        (vec![("command", "check"), ("args", "--publish none")], "unset"),
+        (vec![("command", "check"), ("args", "--all --publish=none")], "unset"),
+        (vec![("command", "check"), ("args", "--skill none")], token),
         (vec![("command", "audit-compact")], "unset"),
     ] {
         let runner = Runner::new();
@@ -670,7 +739,7 @@ fn each_command_gets_the_flags_it_has() {
                 ("command", "publish"),
                 ("publish", "github"),
                 ("fail-on", "correction"),
-                ("results", "shards/a.json\nshards/b c.json\n"),
+                ("results", "shards/a.json\r\n  shards/b c.json \r\n\n"),
             ],
             vec![
                 "publish",
