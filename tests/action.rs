@@ -377,7 +377,10 @@ fn a_cached_archive_is_verified_again_and_reused_without_download() {
         .join(VERSION)
         .join(LINUX_X64)
         .join(archive_name(LINUX_X64));
-    assert!(cached.is_file(), "the verified archive is kept for actions/cache");
+    assert!(
+        cached.is_file(),
+        "the verified archive is kept for actions/cache"
+    );
     std::fs::write(runner.path("path"), "").expect("reset");
     std::fs::write(runner.path("output"), "").expect("reset");
     std::fs::remove_dir_all(runner.path("temp/skillgate")).expect("a new job: no install yet");
@@ -435,7 +438,10 @@ fn a_cache_entry_that_does_not_match_the_release_is_refused_and_dropped() {
         )
     );
     assert!(!runner.path("temp/skillgate").exists(), "nothing installed");
-    assert!(!cached.exists(), "the bad entry is dropped: a re-run downloads");
+    assert!(
+        !cached.exists(),
+        "the bad entry is dropped: a re-run downloads"
+    );
 }
 
 #[test]
@@ -701,8 +707,14 @@ fn the_token_reaches_the_binary_only_as_github_token() {
         (vec![("command", "report")], token),
         // Nothing is written to GitHub: no token at all.
         (vec![("command", "check"), ("publish", "none")], "unset"),
-        (vec![("command", "check"), ("args", "--publish none")], "unset"),
-        (vec![("command", "check"), ("args", "--all --publish=none")], "unset"),
+        (
+            vec![("command", "check"), ("args", "--publish none")],
+            "unset",
+        ),
+        (
+            vec![("command", "check"), ("args", "--all --publish=none")],
+            "unset",
+        ),
         (vec![("command", "check"), ("args", "--skill none")], token),
         (vec![("command", "audit-compact")], "unset"),
     ] {
