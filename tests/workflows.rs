@@ -6,7 +6,14 @@
 use std::path::Path;
 
 /// Every file of `docs/workflows/`, each shown in the README.
-const FILES: [&str; 4] = ["check.yml", "publish.yml", "review.yml", "compact.yml"];
+const FILES: [&str; 6] = [
+    "check.yml",
+    "publish.yml",
+    "review.yml",
+    "compact.yml",
+    "check-sharded.yml",
+    "publish-sharded.yml",
+];
 
 /// How the documented workflows refer to the action (the owner is a placeholder).
 const ACTION: &str = "uses: skillgate/skillgate@v1";
@@ -198,7 +205,9 @@ fn every_workflow_grants_per_job_and_pins_what_it_uses() {
             // Only jobs that run no pull request code and push keep them.
             if persist.contains("persist-credentials: true") {
                 assert!(
-                    file.ends_with("publish.yml") || file.ends_with("compact.yml"),
+                    file.ends_with("publish.yml")
+                        || file.ends_with("publish-sharded.yml")
+                        || file.ends_with("compact.yml"),
                     "{file} keeps git credentials"
                 );
             }
@@ -307,4 +316,65 @@ fn compaction_runs_on_a_schedule_with_only_contents_write() {
     assert_eq!(grants, ["contents: write"], "{compact}");
     // The push uses git's credentials, not the action's token.
     assert_eq!(with_value(&action_step("compact.yml"), "token"), None);
+}
+
+#[test]
+fn the_sharded_pair_keeps_the_same_split_of_code_and_token() {
+    let check = workflow("check-sharded.yml");
+    assert!(check.contains("on: pull_request\n"), "{check}");
+    assert!(check.contains("name: skillgate check "));
+    for forbidden in [
+        "GITHUB_TOKEN",
+        "github.token",
+        "secrets.",
+        ": write",
+        "pull_request_target",
+    ] {
+        assert!(
+            !check.contains(forbidden),
+            "check-sharded.yml must not hold `{forbidden}`"
+        );
+    }
+    let step = action_step("check-sharded.yml");
+    assert_eq!(with_value(&step, "token"), Some(r#""""#), "{step}");
+    assert_eq!(with_value(&step, "publish"), Some("none"), "{step}");
+    assert_eq!(
+        with_value(&step, "args"),
+        Some("${{ matrix.skills }}"),
+        "{step}"
+    );
+    assert_eq!(
+        with_value(&step, "results"),
+        Some("shard-${{ matrix.shard }}.json"),
+        "{step}"
+    );
+    assert!(check.contains("name: skillgate-results-${{ matrix.shard }}"));
+    let shards = check.matches("          - shard: ").count();
+    assert!(shards >= 2, "{check}");
+
+    let publish = workflow("publish-sharded.yml");
+    assert!(publish.contains("workflows: [skillgate check]"));
+    assert!(
+        !publish.contains("ref:"),
+        "the default branch is checked out"
+    );
+    assert!(publish.contains("pattern: skillgate-results-*"));
+    for step in steps(&publish) {
+        let first = step.lines().next().unwrap_or("");
+        assert!(
+            first.starts_with("- uses: actions/checkout@")
+                || first.starts_with("- uses: actions/download-artifact@")
+                || first.starts_with(&format!("- {ACTION}")),
+            "publish-sharded.yml runs only skillgate: {step}"
+        );
+    }
+    // One document listed per shard of the matrix.
+    let listed = publish
+        .lines()
+        .filter(|l| {
+            l.trim_start()
+                .starts_with("${{ runner.temp }}/skillgate-results/shard-")
+        })
+        .count();
+    assert_eq!(listed, shards, "{publish}");
 }
