@@ -6,8 +6,18 @@ use skillgate::analysis::{Sources, measure};
 use skillgate::skill::SkillMeta;
 
 const NAMES: &[&str] = &[
-    "SKILL.md", "run.sh", "scripts/tool", "tool.py", "index.js", "app.ts", "view.tsx", "Dockerfile",
-    "requirements.txt", "package.json", "schema.sql", ".env",
+    "SKILL.md",
+    "run.sh",
+    "scripts/tool",
+    "tool.py",
+    "index.js",
+    "app.ts",
+    "view.tsx",
+    "Dockerfile",
+    "requirements.txt",
+    "package.json",
+    "schema.sql",
+    ".env",
 ];
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
