@@ -2,12 +2,16 @@
 //! directory for `RUNNER_TEMP` and the job's files, a local directory standing in for a release),
 //! and `action.yml` itself.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
 use yaml_rust2::{Yaml, YamlLoader};
+
+use common::copy_tree;
 
 const VERSION: &str = "v1.2.3";
 const LINUX_X64: &str = "x86_64-unknown-linux-musl";
@@ -818,25 +822,6 @@ fn each_command_gets_the_flags_it_has() {
         assert_eq!(out.status.code(), Some(2), "{inputs:?}");
         assert_eq!(text(&out.stderr), format!("skillgate action: {message}\n"));
         assert!(!runner.path("argv").exists());
-    }
-}
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read_dir") {
-        let entry = entry.expect("entry");
-        // What a local run leaves behind (ignored by git) is not part of the example.
-        if [".skillgate", ".reports", "__pycache__"]
-            .contains(&entry.file_name().to_str().unwrap_or_default())
-        {
-            continue;
-        }
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
     }
 }
 

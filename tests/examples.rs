@@ -5,26 +5,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{run, skillgate, verdicts};
-
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).expect("mkdir");
-    for entry in std::fs::read_dir(from).expect("read_dir") {
-        let entry = entry.expect("entry");
-        // What a local run leaves behind (ignored by git) is not part of the example.
-        if [".skillgate", ".reports", "__pycache__"]
-            .contains(&entry.file_name().to_str().unwrap_or_default())
-        {
-            continue;
-        }
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).expect("copy");
-        }
-    }
-}
+use common::{copy_tree, run, skillgate, verdicts};
 
 #[test]
 fn the_examples_give_auto_escalate_and_human_for_honest_reasons() {

@@ -212,3 +212,23 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
     );
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
+
+/// A copy of `from` (the bundled example, say) at `to`, without what a local run leaves behind.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read_dir") {
+        let entry = entry.expect("entry");
+        // What a local run leaves behind (ignored by git) is not part of the example.
+        if [".skillgate", ".reports", "__pycache__"]
+            .contains(&entry.file_name().to_str().unwrap_or_default())
+        {
+            continue;
+        }
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("type").is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
