@@ -23,37 +23,28 @@ pub fn tools_dir() -> PathBuf {
 /// The `bin` directory of a venv holding pytest and pytest-cov: put it first on `PATH` and
 /// `python3` finds both.
 pub fn python_with_pytest() -> PathBuf {
-    let venv = tools_dir().join("pytest-venv");
-    install_once(&venv, |dir| {
-        run(Command::new("python3").arg("-m").arg("venv").arg(dir));
-        run(Command::new(dir.join("bin/python3")).args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            PYTEST,
-            PYTEST_COV,
-        ]));
-    });
-    venv.join("bin")
+    venv_with("pytest-venv", &[PYTEST, PYTEST_COV])
 }
 
 /// The `bin` directory of a venv holding pytest, pytest-cov and hypothesis.
 pub fn python_with_hypothesis() -> PathBuf {
-    let venv = tools_dir().join("hypothesis-venv");
+    venv_with("hypothesis-venv", &[PYTEST, PYTEST_COV, HYPOTHESIS])
+}
+
+/// The `bin` directory of the venv `name` under the tools directory, made once with `packages`.
+fn venv_with(name: &str, packages: &[&str]) -> PathBuf {
+    let venv = tools_dir().join(name);
     install_once(&venv, |dir| {
         run(Command::new("python3").arg("-m").arg("venv").arg(dir));
-        run(Command::new(dir.join("bin/python3")).args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            PYTEST,
-            PYTEST_COV,
-            HYPOTHESIS,
-        ]));
+        run(Command::new(dir.join("bin/python3"))
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .args(packages));
     });
     venv.join("bin")
 }
