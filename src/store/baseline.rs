@@ -167,7 +167,7 @@ impl Store {
         Ok(())
     }
 
-    fn read_error(&self, source: rusqlite::Error) -> StoreError {
+    pub(super) fn read_error(&self, source: rusqlite::Error) -> StoreError {
         StoreError::Read {
             path: self.path.clone(),
             source,

@@ -78,7 +78,7 @@ pub(super) fn canonical(row: &Row<'_>, columns: &[String]) -> rusqlite::Result<M
 /// The hash the next row chains to: the last hashed row's, by id (rows inserted by hand carry
 /// none and are skipped, as `audit verify` skips them after reporting them).
 pub(super) fn last_hash(conn: &Connection) -> rusqlite::Result<String> {
-    Ok(conn
+    match conn
         .query_row(
             "SELECT row_hash FROM approval_history WHERE row_hash IS NOT NULL \
              ORDER BY id DESC LIMIT 1",
@@ -86,7 +86,24 @@ pub(super) fn last_hash(conn: &Connection) -> rusqlite::Result<String> {
             |row| row.get(0),
         )
         .optional()?
-        .unwrap_or_else(|| GENESIS.to_owned()))
+    {
+        Some(hash) => Ok(hash),
+        None => chain_base(conn),
+    }
+}
+
+/// The hash the first row of `approval_history` chains to: [`GENESIS`] for a whole trail; for
+/// a working copy holding only the newest segments of a segmented trail, the `prev_hash` the
+/// registry recorded for the segment its first row starts (with no rows, the newest segment's).
+pub(super) fn chain_base(conn: &Connection) -> rusqlite::Result<String> {
+    let segments = super::segments::segments_of(conn)?;
+    let first: Option<i64> =
+        conn.query_row("SELECT min(id) FROM approval_history", [], |row| row.get(0))?;
+    let base = match first {
+        Some(first) => segments.iter().find(|s| s.first_id == Some(first)),
+        None => segments.last(),
+    };
+    Ok(base.map_or_else(|| GENESIS.to_owned(), |s| s.prev_hash.clone()))
 }
 
 /// Append a row to the chain and return its id: insert it after the last hashed row, read back

@@ -81,6 +81,19 @@ pub enum StoreError {
     /// The rows are not what the branch held plus what this run recorded.
     #[error("audit database {}: {problem}", path.display())]
     Tampered { path: PathBuf, problem: String },
+    /// A segment file is not what the registry recorded of it.
+    #[error("audit trail segment {name} ({}): {message}", path.display())]
+    Segment {
+        path: PathBuf,
+        name: String,
+        message: String,
+    },
+    #[error("audit database {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("failed to read {}: {source}", path.display())]
     Read {
         path: PathBuf,

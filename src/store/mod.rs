@@ -8,6 +8,7 @@ mod key;
 mod open;
 mod reviews;
 mod schema;
+mod segments;
 mod skills;
 mod templates;
 mod verify;
@@ -19,5 +20,9 @@ pub use history::RecordStats;
 pub use open::{LATEST_VERSION, MIGRATIONS, Store};
 pub use reviews::{Correction, Pending, Review, ReviewDecision};
 pub use schema::SchemaProblem;
+pub use segments::{
+    DEFAULT_SEGMENT_SIZE, MAX_SEGMENT_SIZE, MIN_SEGMENT_SIZE, SEGMENT_MIGRATIONS, Segment, Split,
+    file_name as segment_file_name, sha256,
+};
 pub use templates::TemplateProblem;
 pub use verify::{BreakKind, ChainBreak, ChainReport};

@@ -24,6 +24,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0004_skill_identity.sql",
         include_str!("../../migrations/0004_skill_identity.sql"),
     ),
+    (
+        "0005_trail_segments.sql",
+        include_str!("../../migrations/0005_trail_segments.sql"),
+    ),
 ];
 
 /// The schema version this binary writes.
@@ -455,7 +459,7 @@ mod tests {
             .expect("history");
 
         let store = Store::open(&path).expect("migrate");
-        assert_eq!(store.version().expect("version"), 4);
+        assert_eq!(store.version().expect("version"), LATEST_VERSION);
         let conn = store.connection();
         // Every skill keeps its id; of the two rows at skills/csv, the later keeps the
         // directory and the older keeps its name and history.

@@ -78,11 +78,24 @@ impl fmt::Display for SchemaProblem {
 /// them to an empty in-memory database: the same SQLite that writes the file, so the same text.
 fn expected() -> rusqlite::Result<&'static [Objects]> {
     static SETS: OnceLock<Result<Vec<Objects>, String>> = OnceLock::new();
-    let sets = SETS.get_or_init(|| {
+    expected_of(&SETS, MIGRATIONS)
+}
+
+/// The objects each version of a segment file's schema holds.
+fn expected_segment() -> rusqlite::Result<&'static [Objects]> {
+    static SETS: OnceLock<Result<Vec<Objects>, String>> = OnceLock::new();
+    expected_of(&SETS, super::segments::SEGMENT_MIGRATIONS)
+}
+
+fn expected_of(
+    cell: &'static OnceLock<Result<Vec<Objects>, String>>,
+    migrations: &'static [(&'static str, &'static str)],
+) -> rusqlite::Result<&'static [Objects]> {
+    let sets = cell.get_or_init(|| {
         let build = || -> rusqlite::Result<Vec<Objects>> {
             let conn = Connection::open_in_memory()?;
             let mut sets = vec![objects(&conn)?];
-            for (_, sql) in MIGRATIONS {
+            for (_, sql) in migrations {
                 conn.execute_batch(sql)?;
                 sets.push(objects(&conn)?);
             }
@@ -103,7 +116,14 @@ fn expected() -> rusqlite::Result<&'static [Objects]> {
 }
 
 fn objects(conn: &Connection) -> rusqlite::Result<Objects> {
-    let mut stmt = conn.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master")?;
+    objects_in(conn, "main")
+}
+
+/// `schema` is a quoted-safe schema name (`main`, or an attached segment's).
+fn objects_in(conn: &Connection, schema: &str) -> rusqlite::Result<Objects> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT type, name, tbl_name, sql FROM \"{schema}\".sqlite_master"
+    ))?;
     let rows = stmt.query_map([], |row| {
         Ok((
             (row.get::<_, String>(0)?, row.get::<_, String>(1)?),
@@ -157,9 +177,27 @@ fn compare(found: &Objects, wanted: &Objects) -> Vec<SchemaProblem> {
 /// What is wrong with the schema of the database `conn` holds; empty when it is exactly the
 /// schema of the version its `user_version` names.
 pub(super) fn problems(conn: &Connection) -> rusqlite::Result<Vec<SchemaProblem>> {
-    let version: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
-    let found = objects(conn)?;
-    let sets = expected()?;
+    problems_against(conn, "main", expected()?)
+}
+
+/// The same for a segment file attached to `conn` as `schema`.
+pub(super) fn segment_problems(
+    conn: &Connection,
+    schema: &str,
+) -> rusqlite::Result<Vec<SchemaProblem>> {
+    problems_against(conn, schema, expected_segment()?)
+}
+
+fn problems_against(
+    conn: &Connection,
+    schema: &str,
+    sets: &[Objects],
+) -> rusqlite::Result<Vec<SchemaProblem>> {
+    let quoted = schema.replace('"', "\"\"");
+    let version: i64 = conn.query_row(&format!("PRAGMA \"{quoted}\".user_version"), [], |row| {
+        row.get(0)
+    })?;
+    let found = objects_in(conn, &quoted)?;
     // The version whose schema the file holds exactly, if any.
     let schema_of = sets
         .iter()

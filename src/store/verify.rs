@@ -12,7 +12,7 @@ use rusqlite::OptionalExtension;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::chain::{GENESIS, canonical, column_list, hashed_columns, row_hash};
+use super::chain::{canonical, chain_base, column_list, hashed_columns, row_hash};
 use super::{Store, StoreError};
 
 /// How far from its own id a row's content is looked for when it does not hash as it stands.
@@ -165,7 +165,7 @@ impl Store {
             .collect();
         let mut report = ChainReport {
             rows: rows.len() as u64,
-            head: GENESIS.to_owned(),
+            head: chain_base(conn).map_err(read)?,
             head_id: None,
             breaks: Vec::new(),
         };
@@ -372,7 +372,7 @@ mod tests {
             report,
             ChainReport {
                 rows: 0,
-                head: GENESIS.to_owned(),
+                head: super::super::chain::GENESIS.to_owned(),
                 head_id: None,
                 breaks: vec![],
             }
