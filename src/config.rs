@@ -13,7 +13,9 @@ pub mod audit;
 mod fail_on;
 pub mod routing;
 
-pub use audit::{AuditConfig, CommitMode};
+pub use audit::{
+    AuditConfig, CommitMode, DEFAULT_SEGMENT_SIZE, MAX_SEGMENT_SIZE, MIN_SEGMENT_SIZE,
+};
 pub use fail_on::FailOn;
 pub use routing::{Route, Routing};
 

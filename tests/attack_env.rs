@@ -403,7 +403,7 @@ fn git_mode_never_runs_the_checkouts_hooks_or_config() {
     };
     let session = Session::from_vars(&|_| None, None).expect("session");
     // The trail is connected before suites run, as `check` does.
-    let mut trail = audit::connect(&config, &session, work.path())
+    let mut trail = audit::connect(&config, &session, work.path(), audit::Reads::Since(None))
         .expect("connect")
         .expect("a trail");
     // A suite plants hooks and config in the checkout's git directory.
@@ -417,7 +417,7 @@ fn git_mode_never_runs_the_checkouts_hooks_or_config() {
         .commit(&run, stats.inserted > 0, &work.path().join("kept"))
         .expect("commit");
     // And once more, from a fresh connect: read and push again.
-    let mut again = audit::connect(&config, &session, work.path())
+    let mut again = audit::connect(&config, &session, work.path(), audit::Reads::Since(None))
         .expect("connect")
         .expect("a trail");
     let run = gate_run(2);

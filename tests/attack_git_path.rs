@@ -57,7 +57,7 @@ fn a_git_planted_on_path_after_the_gate_looked_is_never_run() {
     // Before suites: the checkout's questions, and the trail pinned as `check` does.
     let checkout = Git::open(work.path()).expect("open");
     assert_eq!(checkout.head().expect("head"), Some(head.clone()));
-    let mut trail = audit::connect(&config, &session, work.path())
+    let mut trail = audit::connect(&config, &session, work.path(), audit::Reads::Since(None))
         .expect("connect")
         .expect("a trail");
 

@@ -52,8 +52,13 @@ fn session(fake: &FakeGitHub) -> Session {
 
 fn connect(fake: &FakeGitHub) -> Result<Trail, skillgate::audit::AuditError> {
     let repo = tempfile::tempdir().expect("tempdir");
-    audit::connect(&AuditConfig::default(), &session(fake), repo.path())
-        .map(|trail| trail.expect("a trail in api mode"))
+    audit::connect(
+        &AuditConfig::default(),
+        &session(fake),
+        repo.path(),
+        audit::Reads::Since(None),
+    )
+    .map(|trail| trail.expect("a trail in api mode"))
 }
 
 /// A fake whose audit branch holds one run, committed through the trail as a job would.

@@ -52,9 +52,14 @@ impl Remote {
     /// A run's trail, read from the branch now.
     fn trail(&self) -> audit::Trail {
         let session = Session::from_vars(&|_| None, None).expect("session");
-        audit::connect(&Self::config(), &session, self.work.path())
-            .expect("connect")
-            .expect("a trail")
+        audit::connect(
+            &Self::config(),
+            &session,
+            self.work.path(),
+            audit::Reads::Since(None),
+        )
+        .expect("connect")
+        .expect("a trail")
     }
 
     /// Record run `id` and commit it, as a job does.
@@ -223,7 +228,6 @@ fn a_run_that_lands_during_the_compaction_is_never_dropped() {
         dir: remote.work.path().to_path_buf(),
         remote: "origin".to_owned(),
         name: BRANCH.to_owned(),
-        path: DB.to_owned(),
     };
     let read = branch.head().expect("head").expect("branch");
     // A run lands between the compaction's read and its push.
@@ -338,9 +342,14 @@ fn a_shallow_checkout_fetches_the_branch_shallow_and_still_compacts() {
     assert!(!seen.status.success());
     // A run from a shallow checkout pushes on top.
     let session = Session::from_vars(&|_| None, None).expect("session");
-    let mut trail = audit::connect(&Remote::config(), &session, &checkout)
-        .expect("connect")
-        .expect("a trail");
+    let mut trail = audit::connect(
+        &Remote::config(),
+        &session,
+        &checkout,
+        audit::Reads::Since(None),
+    )
+    .expect("connect")
+    .expect("a trail");
     let run = gate_run(4);
     let stats = Store::open(&trail.path())
         .and_then(|mut s| s.record(&run))

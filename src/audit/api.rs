@@ -1,19 +1,21 @@
-//! The audit branch through GitHub's Git Data API: read the database file at the branch's head,
-//! commit a new one on top (blob → tree → commit → update-ref without force).
+//! The audit branch through GitHub's Git Data API: read the trail's files at the branch's head,
+//! commit new versions on top (blobs → tree → commit → update-ref without force).
 
 use base64::Engine;
 use serde_json::{Value, json};
 
 use crate::github::{ApiError, Client, Repo};
 
-/// The branch and the file on it.
+/// The branch.
 #[derive(Debug, Clone, Copy)]
 pub struct Branch<'a> {
     pub repo: &'a Repo,
     pub name: &'a str,
-    /// The database's path in the tree, `/`-separated.
-    pub path: &'a str,
 }
+
+/// A file of a commit: its path in the tree (`/`-separated) and its new bytes, or `None` to
+/// remove it.
+pub type Change = (String, Option<Vec<u8>>);
 
 /// What a commit attempt came to.
 #[derive(Debug)]
@@ -42,34 +44,51 @@ impl Branch<'_> {
         }
     }
 
-    /// The database file at `commit`, raw (any size the contents API serves); `None` when the
+    /// The file at `path` of `commit`, raw (any size the contents API serves); `None` when the
     /// commit has no such file. The request carries this one media type and no other (see
     /// [`Client::get_raw`]); the trail still refuses bytes that are not a SQLite database.
-    pub async fn read(self, client: &Client, commit: &str) -> Result<Option<Vec<u8>>, ApiError> {
-        let path = format!("{}/contents/{}?ref={commit}", self.repo_path(), self.path);
+    pub async fn read(
+        self,
+        client: &Client,
+        commit: &str,
+        path: &str,
+    ) -> Result<Option<Vec<u8>>, ApiError> {
+        let path = format!("{}/contents/{path}?ref={commit}", self.repo_path());
         client.get_raw(&path, "application/vnd.github.raw").await
     }
 
-    /// Commit `bytes` as the database on top of `parent` (`None`: the first, orphan commit, and
-    /// the branch is created). Never forced: a branch that moved answers [`Landed::Moved`].
+    /// Commit `changes` on top of `parent` (`None`: the first, orphan commit, and the branch is
+    /// created): one blob per file written, one tree entry per file, `sha: null` for a file
+    /// removed. Never forced: a branch that moved answers [`Landed::Moved`].
     pub async fn commit(
         self,
         client: &Client,
         parent: Option<&str>,
-        bytes: &[u8],
+        changes: &[Change],
         message: &str,
     ) -> Result<Landed, ApiError> {
         let repo = self.repo_path();
-        let blob = create(
-            client,
-            &format!("{repo}/git/blobs"),
-            &json!({
-                "content": base64::engine::general_purpose::STANDARD.encode(bytes),
-                "encoding": "base64",
-            }),
-        )
-        .await?;
-        let entry = json!([{ "path": self.path, "mode": "100644", "type": "blob", "sha": blob }]);
+        let mut entries = Vec::new();
+        for (path, bytes) in changes {
+            let sha = match bytes {
+                Some(bytes) => Value::from(
+                    create(
+                        client,
+                        &format!("{repo}/git/blobs"),
+                        &json!({
+                            "content": base64::engine::general_purpose::STANDARD.encode(bytes),
+                            "encoding": "base64",
+                        }),
+                    )
+                    .await?,
+                ),
+                // A file removed: only on top of a parent, which has it.
+                None if parent.is_some() => Value::Null,
+                None => continue,
+            };
+            entries.push(json!({ "path": path, "mode": "100644", "type": "blob", "sha": sha }));
+        }
+        let entry = Value::Array(entries);
         let tree_body = match parent {
             Some(parent) => {
                 let commit = client.get(&format!("{repo}/git/commits/{parent}")).await?;

@@ -1,5 +1,6 @@
-//! The audit branch through `git` on the runner: fetch it, read the database at its head, and
-//! push a commit on top without force. Reads and commits happen in a scratch repository made
+//! The audit branch through `git` on the runner: fetch it, read the trail's files at its head,
+//! and push a commit on top without force. Fetches take the commit's trees and only the files
+//! asked for (`--filter=blob:none`, then those blobs by name): never the sealed segments. Reads and commits happen in a scratch repository made
 //! for each operation, by the remote's URL: never in the checkout's git directory, whose hooks
 //! and config (`core.hooksPath`, `core.fsmonitor`, `url.*.insteadOf`, `credential.helper`,
 //! `core.sshCommand`, `gpg.program`) a suite can write. The remote's URL and the credentials
@@ -30,8 +31,6 @@ pub struct GitBranch {
     pub dir: PathBuf,
     pub remote: String,
     pub name: String,
-    /// The database's path in the tree.
-    pub path: String,
 }
 
 /// Where a remote is and how to authenticate to it, as the checkout said before suites ran.
@@ -215,8 +214,10 @@ impl GitBranch {
         Ok(dir)
     }
 
-    /// Fetch `commit` of the branch into `scratch`, one commit deep: the branch's head when it
-    /// is still there, else the commit by name (GitHub serves any commit a branch reaches).
+    /// Fetch `commit` of the branch into `scratch`, one commit deep and without file contents
+    /// (a server that ignores the filter sends them all, which is only slower): the branch's
+    /// head when it is still there, else the commit by name (GitHub serves any commit a branch
+    /// reaches).
     fn fetch(&self, scratch: &Path, commit: &str) -> Result<(), GitAuditError> {
         let url = self.origin()?.url;
         let refname = format!("refs/heads/{}", self.name);
@@ -234,6 +235,7 @@ impl GitBranch {
             "--quiet",
             "--no-tags",
             "--depth=1",
+            "--filter=blob:none",
             "--end-of-options",
         ];
         let mut args = fetch.to_vec();
@@ -255,24 +257,63 @@ impl GitBranch {
         Ok(listed.split_whitespace().next().map(str::to_owned))
     }
 
-    /// The database at `commit`; `None` when the commit has no such file.
-    pub fn read(&self, commit: &str) -> Result<Option<Vec<u8>>, GitAuditError> {
+    /// The files at `paths` of `commit`, in order; `None` for a path the commit does not have.
+    /// Only those files' contents are fetched.
+    pub fn read(
+        &self,
+        commit: &str,
+        paths: &[String],
+    ) -> Result<Vec<Option<Vec<u8>>>, GitAuditError> {
         let scratch = self.scratch()?;
-        self.fetch(scratch.path(), commit)?;
-        let spec = format!("{commit}:{}", self.path);
-        match self.git(scratch.path(), &["cat-file", "-e", &spec], None, None) {
-            Ok(_) => self
-                .git(scratch.path(), &["cat-file", "blob", &spec], None, None)
-                .map(Some),
-            Err(_) => Ok(None),
+        let repo = scratch.path();
+        self.fetch(repo, commit)?;
+        let mut oids = Vec::new();
+        for path in paths {
+            let spec = format!("{commit}:{path}");
+            let oid = self
+                .text(
+                    repo,
+                    &[
+                        "rev-parse",
+                        "--verify",
+                        "--quiet",
+                        "--end-of-options",
+                        &spec,
+                    ],
+                    None,
+                )
+                .ok()
+                .filter(|oid| !oid.is_empty());
+            oids.push(oid);
         }
+        let wanted: Vec<&str> = oids.iter().flatten().map(String::as_str).collect();
+        if !wanted.is_empty() {
+            let url = self.origin()?.url;
+            let mut args = vec![
+                "fetch",
+                "--quiet",
+                "--no-tags",
+                "--end-of-options",
+                url.as_str(),
+            ];
+            args.extend(wanted.iter().copied());
+            self.git(repo, &args, None, None)?;
+        }
+        oids.iter()
+            .map(|oid| {
+                oid.as_deref()
+                    .map(|oid| self.git(repo, &["cat-file", "blob", oid], None, None))
+                    .transpose()
+            })
+            .collect()
     }
 
-    /// Commit `bytes` on top of `parent` (or as the first commit) and push without force.
+    /// Commit `changes` on top of `parent` (or as the first commit) and push without force: each
+    /// file written or (`None`) removed; every other file of the parent stays as it was.
     pub fn commit(
         &self,
         parent: Option<&str>,
-        bytes: &[u8],
+        changes: &[super::api::Change],
         message: &str,
     ) -> Result<Landed, GitAuditError> {
         let scratch = self.scratch()?;
@@ -280,24 +321,35 @@ impl GitBranch {
         if let Some(parent) = parent {
             self.fetch(repo, parent)?;
         }
-        let blob = String::from_utf8_lossy(&self.git(
-            repo,
-            &["hash-object", "-w", "--stdin"],
-            Some(bytes),
-            None,
-        )?)
-        .trim()
-        .to_owned();
         let index = repo.join("skillgate-index");
         match parent {
             Some(parent) => self.git(repo, &["read-tree", parent], None, Some(&index))?,
             None => self.git(repo, &["read-tree", "--empty"], None, Some(&index))?,
         };
-        let info = format!("100644,{blob},{}", self.path);
+        let mut entries = String::new();
+        for (path, bytes) in changes {
+            match bytes {
+                Some(bytes) => {
+                    let blob = String::from_utf8_lossy(&self.git(
+                        repo,
+                        &["hash-object", "-w", "--stdin"],
+                        Some(bytes),
+                        None,
+                    )?)
+                    .trim()
+                    .to_owned();
+                    entries.push_str(&format!("100644 {blob}\t{path}\n"));
+                }
+                // Mode 0 removes the entry.
+                None => entries.push_str(&format!(
+                    "0 0000000000000000000000000000000000000000\t{path}\n"
+                )),
+            }
+        }
         self.git(
             repo,
-            &["update-index", "--add", "--cacheinfo", &info],
-            None,
+            &["update-index", "--index-info"],
+            Some(entries.as_bytes()),
             Some(&index),
         )?;
         let tree = self.text(repo, &["write-tree"], Some(&index))?;
@@ -371,7 +423,14 @@ impl GitBranch {
             self.fetch(repo, head)?;
         } else {
             let refname = format!("refs/heads/{}", self.name);
-            let whole = ["fetch", "--quiet", "--no-tags", "--end-of-options"];
+            // The commits and trees; no file's contents (compacting moves no file).
+            let whole = [
+                "fetch",
+                "--quiet",
+                "--no-tags",
+                "--filter=blob:none",
+                "--end-of-options",
+            ];
             let mut args = whole.to_vec();
             args.extend([url.as_str(), refname.as_str()]);
             let fetched = self.git(repo, &args, None, None).is_ok()
@@ -484,7 +543,6 @@ mod tests {
             dir: dir.path().to_path_buf(),
             remote: remote.to_owned(),
             name: "skillgate/audit".to_owned(),
-            path: ".skillgate/skills.db".to_owned(),
         };
         // Pinned before suites (other tests in this process may have run suites already).
         PINNED

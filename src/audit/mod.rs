@@ -9,13 +9,15 @@ pub mod git;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-pub use api::Landed;
+pub use api::{Change, Landed};
 
 use crate::config::{AuditConfig, CommitMode};
 use crate::exit_codes;
 use crate::gate::GateRun;
 use crate::github::{ApiError, Client, GithubError, Repo, Retry, Session, Token};
-use crate::store::{Baseline, Store, StoreError};
+use crate::store::{
+    Baseline, Segment, Store, StoreError, check_integrity, segment_file_name, sha256,
+};
 
 #[derive(Debug, thiserror::Error)]
 pub enum AuditError {
@@ -175,7 +177,6 @@ struct ApiBackend {
     client: Client,
     repo: Repo,
     branch: String,
-    path: String,
 }
 
 impl Backend {
@@ -183,14 +184,6 @@ impl Backend {
         match self {
             Self::Api(api) => &api.branch,
             Self::Git(g) => &g.name,
-        }
-    }
-
-    /// The database's path on the branch.
-    fn db_path(&self) -> &str {
-        match self {
-            Self::Api(api) => &api.path,
-            Self::Git(g) => &g.path,
         }
     }
 
@@ -208,23 +201,27 @@ impl Backend {
         }
     }
 
-    fn read(&self, commit: &str) -> Result<Option<Vec<u8>>, AuditError> {
+    /// The files at `paths` of `commit`, in order (`None`: the commit has no such file).
+    fn read(&self, commit: &str, paths: &[String]) -> Result<Vec<Option<Vec<u8>>>, AuditError> {
         match self {
-            Self::Api(a) => a.run(|b, c| Box::pin(b.read(c, commit))),
-            Self::Git(g) => g.read(commit).map_err(|e| self.git_err(e)),
+            Self::Api(a) => paths
+                .iter()
+                .map(|path| a.run(|b, c| Box::pin(b.read(c, commit, path))))
+                .collect(),
+            Self::Git(g) => g.read(commit, paths).map_err(|e| self.git_err(e)),
         }
     }
 
     fn commit(
         &self,
         parent: Option<&str>,
-        bytes: &[u8],
+        changes: &[Change],
         message: &str,
     ) -> Result<Landed, AuditError> {
         match self {
-            Self::Api(a) => a.run(|b, c| Box::pin(b.commit(c, parent, bytes, message))),
+            Self::Api(a) => a.run(|b, c| Box::pin(b.commit(c, parent, changes, message))),
             Self::Git(g) => g
-                .commit(parent, bytes, message)
+                .commit(parent, changes, message)
                 .map_err(|e| self.git_err(e)),
         }
     }
@@ -244,7 +241,6 @@ impl ApiBackend {
         let branch = api::Branch {
             repo: &self.repo,
             name: &self.branch,
-            path: &self.path,
         };
         self.runtime
             .block_on(request(branch, &self.client))
@@ -255,19 +251,115 @@ impl ApiBackend {
     }
 }
 
+/// Where the trail's files are on the branch, from `[audit] db`: the registry and the
+/// `trail/` directory of segments beside it, and the single file trails were before segments.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    /// `[audit] db`: the single file of a trail written before segments (converted on the
+    /// first commit of this version).
+    pub single: String,
+    /// `registry.db` beside it.
+    pub registry: String,
+    /// `trail` beside it: `trail/000001.db`, …
+    pub trail: String,
+}
+
+impl Layout {
+    pub fn of(db: &str) -> Self {
+        let dir = db
+            .rsplit_once('/')
+            .map(|(dir, _)| format!("{dir}/"))
+            .unwrap_or_default();
+        Self {
+            single: db.to_owned(),
+            registry: format!("{dir}registry.db"),
+            trail: format!("{dir}trail"),
+        }
+    }
+
+    /// The path of segment `seq` on the branch.
+    pub fn segment(&self, seq: i64) -> String {
+        format!("{}/{}", self.trail, segment_file_name(seq))
+    }
+}
+
+/// Which rows of a segmented trail a run reads, besides the registry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reads {
+    /// The registry alone (templates, the schema): no segment. A single-file trail is read
+    /// whole.
+    Registry,
+    /// The newest segment, and each sealed segment sealed at or after this moment (RFC 3339;
+    /// `None`: now), less an hour for clocks that disagree: any segment that can hold a row
+    /// written since then. A moment in the future counts as now; one more than 90 days back
+    /// as 90 days back. A run looks up its own idempotency keys in what it reads, so it
+    /// passes the time it started (a results document published later, its run's start); a
+    /// review passes the pull request's creation, before which no row of it exists.
+    Since(Option<String>),
+    /// Every segment (`audit compact` verifies the whole chain before it squashes history).
+    All,
+}
+
+/// What the branch held when a run read it.
+#[derive(Debug)]
+enum Held {
+    /// A single database: the trail before segments, or a local one. Committing converts it.
+    Single { file: PathBuf, path: String },
+    /// The registry and the segments read, each as a file of the run's own.
+    Segmented {
+        registry: PathBuf,
+        segments: Vec<(Segment, PathBuf)>,
+    },
+}
+
+impl Held {
+    /// Build a working copy of what was read at `into`.
+    fn assemble(&self, into: &Path) -> Result<(), AuditError> {
+        match self {
+            Self::Single { file, .. } => {
+                let bytes =
+                    std::fs::read(file).map_err(|err| AuditError::file("read", file, err))?;
+                write_private(into, &bytes)
+            }
+            Self::Segmented { registry, segments } => {
+                let bytes = std::fs::read(registry)
+                    .map_err(|err| AuditError::file("read", registry, err))?;
+                write_private(into, &bytes)?;
+                let mut store = Store::open(into)?;
+                for (segment, file) in segments {
+                    store.load_segment(segment, file)?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Bytes a trail moved to and from its branch.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Traffic {
+    pub fetched: u64,
+    pub uploaded: u64,
+    /// The largest file of the last commit.
+    pub largest: u64,
+}
+
 /// This run's copy of the audit database, read from the branch, and the way back to it.
 pub struct Trail {
     backend: Backend,
+    layout: Layout,
+    reads: Reads,
+    /// `[audit] segment-size`.
+    cap: u64,
     /// The branch head the copy was read at; `None` for a branch not created yet.
     head: Option<String>,
-    /// The file as the branch held it at `head` (`None`: no branch yet), and what it held.
-    read: Option<Vec<u8>>,
+    /// What the branch held at `head` (`None`: no branch yet).
+    read: Option<Held>,
     baseline: Baseline,
     /// Made for this run alone (0700, random name): no one else can list or open the copy.
     dir: tempfile::TempDir,
     attempts: u32,
-    /// The size of the file the last commit landed.
-    committed: Option<usize>,
+    traffic: Traffic,
 }
 
 impl std::fmt::Debug for Trail {
@@ -290,7 +382,6 @@ pub fn pin(config: &AuditConfig, repo_dir: &Path) -> Result<(), AuditError> {
         dir: repo_dir.to_path_buf(),
         remote: "origin".to_owned(),
         name: config.branch.clone(),
-        path: config.db.clone(),
     }
     .pin()
     .map_err(|source| AuditError::Git {
@@ -300,11 +391,12 @@ pub fn pin(config: &AuditConfig, repo_dir: &Path) -> Result<(), AuditError> {
 }
 
 /// Where the branch is: through the API (a session with a token and a repository) or a git
-/// remote of the checkout at `repo_dir`.
+/// remote of the checkout at `repo_dir`; `reads` says which segments the run reads.
 pub fn connect(
     config: &AuditConfig,
     session: &Session,
     repo_dir: &Path,
+    reads: Reads,
 ) -> Result<Option<Trail>, AuditError> {
     let backend = match config.commit {
         CommitMode::None => return Ok(None),
@@ -318,10 +410,9 @@ pub fn connect(
             dir: repo_dir.to_path_buf(),
             remote: "origin".to_owned(),
             name: config.branch.clone(),
-            path: config.db.clone(),
         }),
     };
-    Trail::open(backend, config.attempts).map(Some)
+    Trail::open(backend, config, reads).map(Some)
 }
 
 fn api_backend(
@@ -342,21 +433,23 @@ fn api_backend(
         client,
         repo,
         branch: config.branch.clone(),
-        path: config.db.clone(),
     })))
 }
 
 impl Trail {
-    fn open(backend: Backend, attempts: u32) -> Result<Self, AuditError> {
+    fn open(backend: Backend, config: &AuditConfig, reads: Reads) -> Result<Self, AuditError> {
         let dir = private_dir("skillgate-audit-")?;
         let mut trail = Self {
             backend,
+            layout: Layout::of(&config.db),
+            reads,
+            cap: config.segment_size,
             head: None,
             read: None,
             baseline: Baseline::empty(),
             dir,
-            attempts: attempts.max(1),
-            committed: None,
+            attempts: config.attempts.max(1),
+            traffic: Traffic::default(),
         };
         trail.reread()?;
         Ok(trail)
@@ -371,10 +464,18 @@ impl Trail {
         self.backend.branch()
     }
 
-    /// A warning once the committed file nears what GitHub takes: it warns about files over
+    /// Bytes fetched and uploaded so far, and the largest file of the last commit.
+    pub fn traffic(&self) -> Traffic {
+        self.traffic
+    }
+
+    /// A warning once a committed file nears what GitHub takes: it warns about files over
     /// 50 MiB on push and refuses them over 100 MiB.
     pub fn size_warning(&self) -> Option<String> {
-        large_file_warning(self.branch(), self.committed?)
+        large_file_warning(
+            self.branch(),
+            usize::try_from(self.traffic.largest).unwrap_or(usize::MAX),
+        )
     }
 
     /// A warning when the chain on the branch was already broken when this run read it: the
@@ -389,64 +490,25 @@ impl Trail {
         })
     }
 
-    /// Read the branch's head and its database into [`Trail::path`] (none: a fresh file).
+    /// Read the branch's head and its trail into [`Trail::path`] (none: a fresh file).
     fn reread(&mut self) -> Result<(), AuditError> {
         let path = self.path();
-        for stale in [
-            path.clone(),
-            path.with_extension("db-journal"),
-            path.with_extension("db-wal"),
-            path.with_extension("db-shm"),
-        ] {
-            match std::fs::remove_file(&stale) {
-                Ok(()) => {}
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-                Err(err) => return Err(AuditError::file("replace", stale, err)),
-            }
-        }
+        remove_with_journals(&path)?;
         self.head = self.backend.head()?;
         self.read = None;
         self.baseline = Baseline::empty();
-        if let Some(head) = &self.head {
-            // A branch without the file is not a fresh trail: starting one on top would drop
-            // every row before it from the branch's head.
-            let bytes = self
-                .backend
-                .read(head)?
-                .ok_or_else(|| AuditError::NoDatabase {
-                    branch: self.branch().to_owned(),
-                    head: head.clone(),
-                })?;
-            if !bytes.starts_with(SQLITE_MAGIC) {
-                return Err(AuditError::NotDatabase {
-                    branch: self.branch().to_owned(),
-                    head: head.clone(),
-                    path: self.backend.db_path().to_owned(),
-                    start: preview(&bytes),
-                });
-            }
-            write_private(&path, &bytes)?;
-            // What the branch holds must be skillgate's schema too: a trigger committed there
-            // (by hand, or by a run before this check) is refused, not built upon.
-            let store = Store::open_read_only(&path)?;
-            store
-                .check_schema()
-                .map_err(|err| self.tampered_branch(head, &err))?;
-            self.baseline = store.baseline()?;
-            self.read = Some(bytes);
-        }
+        let Some(head) = self.head.clone() else {
+            return Ok(());
+        };
+        let read_dir = self.dir.path().join("branch");
+        let _ = std::fs::remove_dir_all(&read_dir);
+        std::fs::create_dir(&read_dir).map_err(|err| AuditError::file("create", &read_dir, err))?;
+        let (held, fetched) = fetch(&self.backend, &self.layout, &head, &self.reads, &read_dir)?;
+        self.traffic.fetched += fetched;
+        held.assemble(&path)?;
+        self.baseline = Store::open_read_only(&path)?.baseline()?;
+        self.read = Some(held);
         Ok(())
-    }
-
-    fn tampered_branch(&self, head: &str, err: &StoreError) -> AuditError {
-        AuditError::Tampered {
-            branch: self.branch().to_owned(),
-            message: format!(
-                "at {head}: {}",
-                err.to_string()
-                    .replace(&self.path().display().to_string(), self.backend.db_path())
-            ),
-        }
     }
 
     /// Check the working copy before anything relies on it or commits it: the schema is
@@ -466,14 +528,14 @@ impl Trail {
             })
     }
 
-    /// Record `run` again into a fresh copy of the branch's file and require the working copy
-    /// to hold exactly those rows past what the branch held; the replay then becomes the
-    /// working copy, so what is committed is the branch's file and this run, nothing else.
+    /// Record `run` again into a fresh copy of what the branch held and require the working
+    /// copy to hold exactly those rows past what the branch held; the replay then becomes the
+    /// working copy, so what is committed is the branch's trail and this run, nothing else.
     fn replay(&self, run: &GateRun) -> Result<(), AuditError> {
         let dir = private_dir("skillgate-replay-")?;
         let replay_path = dir.path().join("skills.db");
-        if let Some(bytes) = &self.read {
-            write_private(&replay_path, bytes)?;
+        if let Some(held) = &self.read {
+            held.assemble(&replay_path)?;
         }
         let mut replay = Store::open(&replay_path)?;
         replay.record(run)?;
@@ -488,20 +550,13 @@ impl Trail {
         }
         drop(replay);
         // A journal left beside the copy would be rolled back into the file on its next open.
-        for side in ["db-journal", "db-wal", "db-shm"] {
-            let stale = path.with_extension(side);
-            match std::fs::remove_file(&stale) {
-                Ok(()) => {}
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-                Err(err) => return Err(AuditError::file("replace", stale, err)),
-            }
-        }
+        remove_with_journals(&path)?;
         let bytes = std::fs::read(&replay_path)
             .map_err(|err| AuditError::file("read", &replay_path, err))?;
         write_private(&path, &bytes)
     }
 
-    /// Commit the database back when `changed`; on a lost race, re-read the branch, re-record
+    /// Commit the trail back when `changed`; on a lost race, re-read the branch, re-record
     /// `run` and try again, with jittered backoff. Returns the new commit, `None` when nothing
     /// changed. When every attempt loses, the results document is written to `keep_dir`.
     pub fn commit(
@@ -543,11 +598,19 @@ impl Trail {
         }
         for attempt in 1..=self.attempts {
             self.validate()?;
-            let bytes = ready_bytes(&self.path())?;
-            match self.backend.commit(self.head.as_deref(), &bytes, message)? {
+            let changes = self.changes()?;
+            let sizes = changes
+                .iter()
+                .filter_map(|(_, bytes)| bytes.as_ref().map(|b| b.len() as u64));
+            let (uploaded, largest) = sizes.fold((0, 0), |(sum, max), n| (sum + n, max.max(n)));
+            self.traffic.uploaded += uploaded;
+            match self
+                .backend
+                .commit(self.head.as_deref(), &changes, message)?
+            {
                 Landed::Commit(sha) => {
                     self.head = Some(sha.clone());
-                    self.committed = Some(bytes.len());
+                    self.traffic.largest = largest;
                     return Ok(Some(Ok(sha)));
                 }
                 Landed::Moved if attempt < self.attempts => {
@@ -560,6 +623,201 @@ impl Trail {
         }
         Ok(Some(Err(self.attempts)))
     }
+
+    /// The files a commit of the working copy writes: the registry, the newest segment (and any
+    /// segment it seals), and, converting a trail written before segments, its single file
+    /// removed. Each is checkpointed and passes `integrity_check`.
+    fn changes(&self) -> Result<Vec<Change>, AuditError> {
+        let out = self.dir.path().join("out");
+        let _ = std::fs::remove_dir_all(&out);
+        let split = Store::open(&self.path())?.split(&out, self.cap)?;
+        let mut changes = vec![(
+            self.layout.registry.clone(),
+            Some(ready_bytes(&split.registry)?),
+        )];
+        for (segment, file) in &split.segments {
+            check_integrity(file)?;
+            let bytes = std::fs::read(file).map_err(|err| AuditError::file("read", file, err))?;
+            changes.push((self.layout.segment(segment.seq), Some(bytes)));
+        }
+        if let Some(Held::Single { path, .. }) = &self.read
+            && *path != self.layout.registry
+        {
+            changes.push((path.clone(), None));
+        }
+        Ok(changes)
+    }
+}
+
+/// Read the trail at `head` into `dir`: the registry and the segments `reads` asks for, or the
+/// single file of a trail written before segments. Every file must be a SQLite database with
+/// skillgate's schema, and every segment what the registry recorded of it. Returns what was
+/// read and the bytes fetched.
+fn fetch(
+    backend: &Backend,
+    layout: &Layout,
+    head: &str,
+    reads: &Reads,
+    dir: &Path,
+) -> Result<(Held, u64), AuditError> {
+    let branch = backend.branch().to_owned();
+    let mut fetched = 0u64;
+    let mut take = |path: &str, bytes: Option<Vec<u8>>| -> Result<Option<Vec<u8>>, AuditError> {
+        let Some(bytes) = bytes else {
+            return Ok(None);
+        };
+        fetched += bytes.len() as u64;
+        if !bytes.starts_with(SQLITE_MAGIC) {
+            return Err(AuditError::NotDatabase {
+                branch: branch.clone(),
+                head: head.to_owned(),
+                path: path.to_owned(),
+                start: preview(&bytes),
+            });
+        }
+        Ok(Some(bytes))
+    };
+    let tampered = |message: String| AuditError::Tampered {
+        branch: branch.clone(),
+        message: format!("at {head}: {message}"),
+    };
+    // What the branch holds must be skillgate's schema: a trigger committed there (by hand, or
+    // by a run before this check) is refused, not built upon.
+    let schema_checked = |file: &Path, path: &str| -> Result<Store, AuditError> {
+        let store = Store::open_read_only(file)?;
+        store
+            .check_schema()
+            .map_err(|err| tampered(err.to_string().replace(&file.display().to_string(), path)))?;
+        Ok(store)
+    };
+    let registry_bytes = backend
+        .read(head, std::slice::from_ref(&layout.registry))?
+        .pop()
+        .flatten();
+    let Some(bytes) = take(&layout.registry, registry_bytes)? else {
+        // A trail written before segments: one file, read whole.
+        let single = backend
+            .read(head, std::slice::from_ref(&layout.single))?
+            .pop()
+            .flatten();
+        // A branch without the file is not a fresh trail: starting one on top would drop
+        // every row before it from the branch's head.
+        let bytes = take(&layout.single, single)?.ok_or_else(|| AuditError::NoDatabase {
+            branch: branch.clone(),
+            head: head.to_owned(),
+        })?;
+        let file = dir.join("single.db");
+        write_private(&file, &bytes)?;
+        schema_checked(&file, &layout.single)?;
+        let held = Held::Single {
+            file,
+            path: layout.single.clone(),
+        };
+        return Ok((held, fetched));
+    };
+    let registry = dir.join("registry.db");
+    write_private(&registry, &bytes)?;
+    let store = schema_checked(&registry, &layout.registry)?;
+    let recorded = store.segments()?;
+    if recorded.is_empty() {
+        // A single database at the registry's own path (`[audit] db = ".../registry.db"`).
+        drop(store);
+        let held = Held::Single {
+            file: registry,
+            path: layout.registry.clone(),
+        };
+        return Ok((held, fetched));
+    }
+    let rows = store.history_rows()?;
+    if rows > 0 {
+        return Err(tampered(format!(
+            "{} holds {rows} approval_history rows; on a segmented trail they are in {}/",
+            layout.registry, layout.trail
+        )));
+    }
+    let wanted = window(&store, &recorded, reads)?;
+    drop(store);
+    let paths: Vec<String> = wanted.iter().map(|s| layout.segment(s.seq)).collect();
+    let files = backend.read(head, &paths)?;
+    let mut segments = Vec::new();
+    for ((segment, path), bytes) in wanted.into_iter().zip(&paths).zip(files) {
+        let bytes = take(path, bytes)?.ok_or_else(|| {
+            tampered(format!(
+                "{path} is missing: {} records it ({} rows)",
+                layout.registry, segment.rows
+            ))
+        })?;
+        if let Some(recorded) = segment.sha256.as_deref()
+            && sha256(&bytes) != recorded
+        {
+            return Err(tampered(format!(
+                "{path} is not the segment that was sealed (its sha256 is {}, {} recorded {})",
+                &sha256(&bytes)[..12],
+                layout.registry,
+                recorded.get(..12).unwrap_or(recorded)
+            )));
+        }
+        let file = dir.join(segment.file_name());
+        write_private(&file, &bytes)?;
+        segments.push((segment, file));
+    }
+    Ok((Held::Segmented { registry, segments }, fetched))
+}
+
+/// The segments `reads` asks for, oldest first: the newest, and the sealed ones before it back
+/// to the first sealed too long ago.
+fn window(store: &Store, recorded: &[Segment], reads: &Reads) -> Result<Vec<Segment>, AuditError> {
+    let with_rows = recorded.iter().filter(|s| s.rows > 0);
+    let since = match reads {
+        Reads::Registry => return Ok(Vec::new()),
+        Reads::All => return Ok(with_rows.cloned().collect()),
+        Reads::Since(since) => since,
+    };
+    let threshold: String = store
+        .connection()
+        .query_row(
+            // An hour's margin for clocks; never in the future, never more than 90 days back
+            // (a document or a pull request may say anything; a run reads a bounded window).
+            "SELECT max(min(COALESCE(datetime(?1, '-1 hour'), datetime('now', '-1 hour')),
+                            datetime('now', '-1 hour')),
+                        datetime('now', '-90 days'))",
+            [since],
+            |row| row.get(0),
+        )
+        .map_err(|source| StoreError::Read {
+            path: store.path().to_path_buf(),
+            source,
+        })?;
+    let mut wanted: Vec<Segment> = Vec::new();
+    for segment in recorded.iter().rev() {
+        match &segment.sealed_at {
+            None => {}
+            Some(at) if *at >= threshold => {}
+            Some(_) => break,
+        }
+        if segment.rows > 0 {
+            wanted.push(segment.clone());
+        }
+    }
+    wanted.reverse();
+    Ok(wanted)
+}
+
+/// Remove `path` and any journal SQLite left beside it.
+fn remove_with_journals(path: &Path) -> Result<(), AuditError> {
+    for stale in [
+        path.to_path_buf(),
+        path.with_extension("db-journal"),
+        path.with_extension("db-wal"),
+        path.with_extension("db-shm"),
+    ] {
+        match std::fs::remove_file(&stale) {
+            Ok(()) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            Err(err) => return Err(AuditError::file("replace", stale, err)),
+        }
+    }
+    Ok(())
 }
 
 /// The first bytes of every SQLite 3 database file.
@@ -686,8 +944,8 @@ pub fn compact(
         dir: repo_dir.to_path_buf(),
         remote: remote.to_owned(),
         name: config.branch.clone(),
-        path: config.db.clone(),
     };
+    let layout = Layout::of(&config.db);
     let git_err = |source| AuditError::CompactGit {
         branch: config.branch.clone(),
         source,
@@ -701,16 +959,16 @@ pub fn compact(
                 branch: config.branch.clone(),
                 remote: remote.to_owned(),
             })?;
-        let bytes = branch
-            .read(&head)
-            .map_err(git_err)?
-            .ok_or_else(|| AuditError::NoDatabase {
-                branch: config.branch.clone(),
-                head: head.clone(),
-            })?;
+        // The whole trail: every segment, so the chain is verified from its first row.
         let dir = private_dir("skillgate-compact-")?;
-        let path = dir.path().join("skills.db");
-        write_private(&path, &bytes)?;
+        let backend = Backend::Git(branch.clone());
+        let (held, _) =
+            fetch(&backend, &layout, &head, &Reads::All, dir.path()).map_err(|err| match err {
+                AuditError::Git { source, .. } => git_err(source),
+                other => other,
+            })?;
+        let path = dir.path().join("whole.db");
+        held.assemble(&path)?;
         let report = Store::open_read_only(&path)?.verify_chain()?;
         if let Some(first) = report.breaks.first() {
             return Err(AuditError::Broken {

@@ -46,6 +46,8 @@ pub struct PullRequest {
     pub base_repo: String,
     /// Files changed, when the payload says.
     pub changed_files: Option<u64>,
+    /// When it was opened (RFC 3339), when the payload says.
+    pub created_at: Option<String>,
 }
 
 impl PullRequest {
@@ -67,6 +69,7 @@ impl PullRequest {
             head_repo: s(pr, "/head/repo/full_name"),
             base_repo: s(pr, "/base/repo/full_name")?,
             changed_files: pr.get("changed_files").and_then(Value::as_u64),
+            created_at: s(pr, "/created_at"),
         })
     }
 }

@@ -101,8 +101,14 @@ pub fn check(request: &CheckRequest, progress: &Arc<dyn Progress>) -> Result<Che
     // that is not skillgate's, a broken template, a branch that cannot be read stop the run
     // here); it is read again once they end, and that copy is the one recorded into.
     let branch_trail = {
-        let (trail, db_path) =
-            trail::open_trail(plan.write, &config, &session, &repo, request.db.as_deref())?;
+        let (trail, db_path) = trail::open_trail(
+            plan.write,
+            &config,
+            &session,
+            &repo,
+            request.db.as_deref(),
+            crate::audit::Reads::Registry,
+        )?;
         Store::open(&db_path)?.category_templates()?;
         trail.is_some()
     };
@@ -130,8 +136,16 @@ pub fn check(request: &CheckRequest, progress: &Arc<dyn Progress>) -> Result<Che
 
     // The audit trail is read only now, every suite having ended: in a job that publishes, from
     // the audit branch into a directory made for it; no suite ever saw it.
-    let (mut trail, db_path) =
-        trail::open_trail(plan.write, &config, &session, &repo, request.db.as_deref())?;
+    // The newest segment holds this run's rows if a run of this very job recorded them already;
+    // a segment sealed in the last hour is read too.
+    let (mut trail, db_path) = trail::open_trail(
+        plan.write,
+        &config,
+        &session,
+        &repo,
+        request.db.as_deref(),
+        crate::audit::Reads::Since(None),
+    )?;
     let mut store = Store::open(&db_path)?;
     // Category templates sit between the defaults and the config; a broken one stops the run.
     let templates = match base_templates {

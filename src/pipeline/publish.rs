@@ -162,8 +162,16 @@ pub fn publish(request: &PublishRequest) -> Result<Published, Error> {
             Some("make the document with `skillgate check` in a git checkout"),
         ));
     };
-    let (mut trail, db_path) =
-        open_trail(plan.write, &config, &session, &repo, request.db.as_deref())?;
+    // The run's rows may have landed already (a document published again): every segment
+    // sealed since the run started is read.
+    let (mut trail, db_path) = open_trail(
+        plan.write,
+        &config,
+        &session,
+        &repo,
+        request.db.as_deref(),
+        crate::audit::Reads::Since(Some(document.run.started_at.clone())),
+    )?;
     let mut store = Store::open(&db_path)?;
     // In a pull request's own job without the audit branch, the database in the checkout is
     // the pull request's: its templates are the base's copy's.

@@ -86,8 +86,15 @@ pub fn review(request: &ReviewRequest) -> Result<Reviewed, Error> {
     let mut notes = plan.notes.clone();
     let mut warnings = plan.warnings.clone();
     warnings.extend(config_warnings);
-    let (mut trail, db_path) =
-        open_trail(plan.write, &config, &session, &repo, request.db.as_deref())?;
+    // Every row of this pull request: no segment sealed before it was opened holds one.
+    let (mut trail, db_path) = open_trail(
+        plan.write,
+        &config,
+        &session,
+        &repo,
+        request.db.as_deref(),
+        crate::audit::Reads::Since(pull.created_at.clone()),
+    )?;
     // The decisions a review approves are read from the trail: only from one that is
     // skillgate's own, as the branch holds it.
     if let Some(trail) = &trail {

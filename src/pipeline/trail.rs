@@ -13,16 +13,18 @@ use crate::store::Store;
 use crate::warning::{Warning, WarningKind};
 
 /// The audit trail of a run: read from its branch when the job publishes (and `[audit] commit`
-/// is not `none`), else the local file (`--db`, or `[audit] db` in the repository).
+/// is not `none`), else the local file (`--db`, or `[audit] db` in the repository). `reads`
+/// says which segments of the branch's trail the run needs (a local file is read whole).
 pub fn open_trail(
     publishing: bool,
     config: &Config,
     session: &Session,
     repo: &Path,
     db: Option<&Path>,
+    reads: audit::Reads,
 ) -> Result<(Option<audit::Trail>, PathBuf), Error> {
     let trail = if publishing {
-        audit::connect(&config.audit, session, repo)?
+        audit::connect(&config.audit, session, repo, reads)?
     } else {
         None
     };

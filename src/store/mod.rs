@@ -17,7 +17,7 @@ pub use baseline::Baseline;
 pub use chain::{GENESIS, row_hash};
 pub use error::StoreError;
 pub use history::RecordStats;
-pub use open::{LATEST_VERSION, MIGRATIONS, Store};
+pub use open::{LATEST_VERSION, MIGRATIONS, Store, check_integrity};
 pub use reviews::{Correction, Pending, Review, ReviewDecision};
 pub use schema::SchemaProblem;
 pub use segments::{

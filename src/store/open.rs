@@ -130,24 +130,7 @@ impl Store {
                 return Err(checkpoint("another connection is using it".to_owned()));
             }
         }
-        let err = |source| StoreError::Read {
-            path: self.path.clone(),
-            source,
-        };
-        let mut stmt = self.conn.prepare("PRAGMA integrity_check").map_err(err)?;
-        let problems = stmt
-            .query_map([], |row| row.get::<_, String>(0))
-            .map_err(err)?
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(err)?;
-        match problems.first() {
-            Some(first) if first != "ok" => Err(StoreError::Integrity {
-                path: self.path.clone(),
-                problem: first.clone(),
-                more: problems.len() - 1,
-            }),
-            _ => Ok(()),
-        }
+        integrity(&self.conn, &self.path)
     }
 
     pub fn path(&self) -> &Path {
@@ -241,6 +224,40 @@ impl Store {
     pub fn connection(&self) -> &Connection {
         &self.conn
     }
+}
+
+/// `PRAGMA integrity_check` must say `ok` of the database `conn` holds (at `path`).
+fn integrity(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let err = |source| StoreError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut stmt = conn.prepare("PRAGMA integrity_check").map_err(err)?;
+    let problems = stmt
+        .query_map([], |row| row.get::<_, String>(0))
+        .map_err(err)?
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(err)?;
+    match problems.first() {
+        Some(first) if first != "ok" => Err(StoreError::Integrity {
+            path: path.to_path_buf(),
+            problem: first.clone(),
+            more: problems.len() - 1,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// `PRAGMA integrity_check` of any database file (a segment), opened read-only.
+pub fn check_integrity(path: &Path) -> Result<(), StoreError> {
+    let conn =
+        Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(|source| {
+            StoreError::Open {
+                path: path.to_path_buf(),
+                source,
+            }
+        })?;
+    integrity(&conn, path)
 }
 
 /// A row whose foreign key names a row that does not exist, as `PRAGMA foreign_key_check`

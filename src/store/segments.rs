@@ -26,11 +26,7 @@ pub const SEGMENT_MIGRATIONS: &[(&str, &str)] = &[(
 /// The segment schema version this binary writes.
 pub const SEGMENT_VERSION: i64 = SEGMENT_MIGRATIONS.len() as i64;
 
-/// The least and the most `[audit] segment-size` may be: the most keeps every file far below
-/// the 40 MiB at which the Git Data API is reported to refuse a blob.
-pub const MIN_SEGMENT_SIZE: u64 = 64 << 10;
-pub const MAX_SEGMENT_SIZE: u64 = 32 << 20;
-pub const DEFAULT_SEGMENT_SIZE: u64 = 8 << 20;
+pub use crate::config::{DEFAULT_SEGMENT_SIZE, MAX_SEGMENT_SIZE, MIN_SEGMENT_SIZE};
 
 /// One segment, as the registry records it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

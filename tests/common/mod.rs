@@ -232,3 +232,64 @@ pub fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+/// The trail's directory on the audit branch (`[audit] db` is `.skillgate/skills.db`).
+pub const TRAIL_REGISTRY: &str = ".skillgate/registry.db";
+pub const TRAIL_SINGLE: &str = ".skillgate/skills.db";
+
+/// The whole trail a branch holds as one ordinary database, as `audit export` writes it: the
+/// registry with every segment's rows loaded and no segment recorded; or the single file of a
+/// trail written before segments. `read` gives a file of the branch by path; `None` when the
+/// branch holds no trail.
+pub fn whole_trail(read: &dyn Fn(&str) -> Option<Vec<u8>>) -> Option<Vec<u8>> {
+    let Some(registry) = read(TRAIL_REGISTRY) else {
+        return read(TRAIL_SINGLE);
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("whole.db");
+    std::fs::write(&path, registry).expect("write the registry");
+    let mut store = skillgate::store::Store::open(&path).expect("open the registry");
+    for segment in store.segments().expect("segments") {
+        if segment.rows == 0 {
+            continue;
+        }
+        let name = format!(".skillgate/trail/{}", segment.file_name());
+        let bytes = read(&name).unwrap_or_else(|| panic!("{name} is on the branch"));
+        let file = dir.path().join(segment.file_name());
+        std::fs::write(&file, bytes).expect("write a segment");
+        store.load_segment(&segment, &file).expect("load a segment");
+    }
+    store
+        .connection()
+        .execute("DELETE FROM trail_segments", [])
+        .expect("one file");
+    drop(store);
+    Some(std::fs::read(&path).expect("read"))
+}
+
+/// One ordinary database's bytes as the files of a segmented trail on a branch (path, bytes):
+/// what a test commits to put a trail of its own making there.
+pub fn segmented_files(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("whole.db");
+    std::fs::write(&path, bytes).expect("write");
+    let mut store = skillgate::store::Store::open(&path).expect("open");
+    store
+        .connection()
+        .execute("DELETE FROM trail_segments", [])
+        .expect("no segments yet");
+    let split = store
+        .split(&dir.path().join("out"), skillgate::config::DEFAULT_SEGMENT_SIZE)
+        .expect("split");
+    let mut files = vec![(
+        TRAIL_REGISTRY.to_owned(),
+        std::fs::read(&split.registry).expect("registry"),
+    )];
+    for (segment, file) in &split.segments {
+        files.push((
+            format!(".skillgate/trail/{}", segment.file_name()),
+            std::fs::read(file).expect("segment"),
+        ));
+    }
+    files
+}

@@ -84,6 +84,11 @@ pub fn create_blob(state: &mut State, ctx: &Ctx) -> Reply {
         },
         other => return invalid(ctx, &format!("encoding {other} is not supported")),
     };
+    // GitHub is reported to refuse a blob of 40 MiB or more through this API (41,820,160
+    // bytes accepted, 41,943,040 refused).
+    if bytes.len() >= 40 << 20 {
+        return invalid(ctx, "content is too large");
+    }
     let sha = state.git.put_blob(bytes);
     Reply::json(
         201,
