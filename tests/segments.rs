@@ -1,0 +1,476 @@
+//! Issue #18, sealed segments: the trail on its branch never outgrows what GitHub takes. Runs,
+//! re-runs and reviews that straddle a seal; which segments a run reads; a trail of the single
+//! file that the Git Data API would refuse converted and landed; conversions racing each other.
+//! The branch lives on the fake GitHub, which refuses a blob of 40 MiB as GitHub is reported to.
+
+mod common;
+mod support;
+
+use rusqlite::Connection;
+use skillgate::audit::{self, Reads, Trail};
+use skillgate::config::{AuditConfig, MIN_SEGMENT_SIZE};
+use skillgate::gate::GateRun;
+use skillgate::github::Session;
+use skillgate::store::{Review, ReviewDecision, Segment, Store};
+use support::github::FakeGitHub;
+
+const BRANCH: &str = "skillgate/audit";
+const REPOSITORY: &str = "octo/skills";
+const PR_HEAD: &str = "2222222222222222222222222222222222222222";
+
+/// The examples' run (four of five skills escalated) as run `n` of pull request `pr`.
+fn gate_run(n: usize, pr: u64) -> GateRun {
+    let mut run: GateRun =
+        serde_json::from_str(include_str!("fixtures/render/gate-run.json")).expect("fixture");
+    run.run.repository = REPOSITORY.to_owned();
+    run.run.pull_request = Some(pr);
+    run.run.head = Some(format!("{:040x}", 0x1000 + n));
+    run.run.pull_request_head = Some(if pr == 7 {
+        PR_HEAD.to_owned()
+    } else {
+        format!("{:040x}", 0x9000 + n)
+    });
+    run.run.run_id = Some(format!("run-{n}"));
+    run
+}
+
+fn session(fake: &FakeGitHub) -> Session {
+    let (url, token) = (fake.url(), fake.token());
+    Session::from_vars(
+        &|name| match name {
+            "GITHUB_REPOSITORY" => Some(REPOSITORY.to_owned()),
+            "GITHUB_TOKEN" => Some(token.clone()),
+            "GITHUB_API_URL" => Some(url.clone()),
+            _ => None,
+        },
+        None,
+    )
+    .expect("session")
+}
+
+/// The smallest segments: a handful of runs each.
+fn small() -> AuditConfig {
+    AuditConfig {
+        segment_size: MIN_SEGMENT_SIZE,
+        ..AuditConfig::default()
+    }
+}
+
+fn connect(fake: &FakeGitHub, config: &AuditConfig, reads: Reads) -> Trail {
+    let repo = tempfile::tempdir().expect("tempdir");
+    audit::connect(config, &session(fake), repo.path(), reads)
+        .expect("connect")
+        .expect("a trail in api mode")
+}
+
+/// Record and commit `run` as a publishing job does; the rows it added.
+fn land(fake: &FakeGitHub, config: &AuditConfig, run: &GateRun, reads: Reads) -> usize {
+    let mut trail = connect(fake, config, reads);
+    let stats = Store::open(&trail.path())
+        .and_then(|mut s| s.record(run))
+        .expect("record");
+    let keep = tempfile::tempdir().expect("tempdir");
+    trail
+        .commit(run, stats.inserted > 0, keep.path())
+        .expect("commit");
+    stats.inserted
+}
+
+/// The segments the branch's registry records now.
+fn segments(fake: &FakeGitHub) -> Vec<Segment> {
+    let bytes = fake
+        .file_at(BRANCH, common::TRAIL_REGISTRY)
+        .expect("a registry on the branch");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("registry.db");
+    std::fs::write(&path, bytes).expect("write");
+    Store::open_read_only(&path)
+        .and_then(|s| s.segments())
+        .expect("segments")
+}
+
+/// The whole trail on the branch, verified: (rows, rows per run id; reviews have none).
+fn whole(fake: &FakeGitHub) -> (i64, Vec<(Option<String>, i64)>) {
+    let bytes = common::whole_trail(&|p| fake.file_at(BRANCH, p)).expect("a trail");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("whole.db");
+    std::fs::write(&path, bytes).expect("write");
+    let store = Store::open_read_only(&path).expect("open");
+    let report = store.verify_chain().expect("verify");
+    assert!(report.is_intact(), "{:?}", report.breaks);
+    let conn = Connection::open(&path).expect("open");
+    let per_run = conn
+        .prepare("SELECT run_id, count(*) FROM approval_history GROUP BY run_id ORDER BY run_id")
+        .and_then(|mut s| {
+            s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .expect("rows");
+    (i64::try_from(report.rows).expect("rows"), per_run)
+}
+
+/// Date the seal of segment `seq` in the branch's registry: `now` moved by `ago` (`-2 days`).
+fn set_sealed_at(fake: &FakeGitHub, seq: i64, ago: &str) {
+    let bytes = fake
+        .file_at(BRANCH, common::TRAIL_REGISTRY)
+        .expect("registry");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("registry.db");
+    std::fs::write(&path, bytes).expect("write");
+    Connection::open(&path)
+        .and_then(|c| {
+            c.execute(
+                "UPDATE trail_segments SET sealed_at = datetime('now', ?1) WHERE seq = ?2",
+                rusqlite::params![ago, seq],
+            )
+        })
+        .expect("edit");
+    let edited = std::fs::read(&path).expect("read");
+    fake.commit_files(BRANCH, &[(common::TRAIL_REGISTRY, &edited)], "a seal dated");
+}
+
+/// Land runs of other pull requests until the run of pull request 7 is in a sealed segment
+/// and the newest segment holds none of its rows; the runs landed.
+fn seal_past(fake: &FakeGitHub, config: &AuditConfig, first: usize) -> usize {
+    let mut n = first;
+    loop {
+        let segments = segments(fake);
+        let sealed_with_pr7 = segments
+            .iter()
+            .any(|s| s.is_sealed() && s.first_id == Some(1));
+        if sealed_with_pr7 {
+            return n - first;
+        }
+        n += 1;
+        assert!(n < first + 100, "a seal after 100 runs: {segments:?}");
+        land(
+            fake,
+            config,
+            &gate_run(n, 100 + n as u64),
+            Reads::Since(None),
+        );
+    }
+}
+
+#[test]
+fn a_run_a_rerun_and_a_review_that_straddle_a_seal_keep_exact() {
+    let fake = FakeGitHub::start();
+    fake.set_repo("octo", "skills");
+    let config = small();
+    // Pull request 7's run: four skills escalated.
+    let pr7 = gate_run(1, 7);
+    assert_eq!(land(&fake, &config, &pr7, Reads::Since(None)), 5);
+    let landed = seal_past(&fake, &config, 1);
+    assert!(landed >= 2, "a few runs fill 64 KiB: {landed}");
+    let sealed = segments(&fake);
+    let open = sealed.last().expect("an open segment");
+    assert!(!open.is_sealed());
+    assert!(
+        sealed[0].last_id < open.first_id.or(Some(i64::MAX)),
+        "{sealed:?}"
+    );
+    // No file on the branch past the cap by more than a run.
+    for segment in &sealed {
+        let name = format!(".skillgate/trail/{}", segment.file_name());
+        if let Some(bytes) = fake.file_at(BRANCH, &name) {
+            assert!(
+                bytes.len() as u64 <= MIN_SEGMENT_SIZE + 2 * 16_384,
+                "{name}: {} bytes",
+                bytes.len()
+            );
+        }
+    }
+
+    // The re-run of pull request 7's job, published again: its rows are in the sealed
+    // segment, which it reads because it was sealed after the run started.
+    let rows_before = whole(&fake).0;
+    let head_before = fake.ref_sha(&format!("refs/heads/{BRANCH}"));
+    assert_eq!(
+        land(
+            &fake,
+            &config,
+            &pr7,
+            Reads::Since(Some(pr7.run.started_at.clone()))
+        ),
+        0,
+        "nothing recorded twice"
+    );
+    assert_eq!(whole(&fake).0, rows_before);
+    assert_eq!(fake.ref_sha(&format!("refs/heads/{BRANCH}")), head_before);
+
+    // A review of pull request 7, opened before its run: its escalations are pending though
+    // they are in the sealed segment, and the review's rows chain on in the open one.
+    let mut trail = connect(
+        &fake,
+        &config,
+        Reads::Since(Some("2026-11-30T09:00:00Z".to_owned())),
+    );
+    let mut store = Store::open(&trail.path()).expect("open");
+    let pending = store
+        .pending_escalations(REPOSITORY, 7, PR_HEAD)
+        .expect("pending");
+    assert_eq!(
+        pending.iter().map(|p| p.skill.as_str()).collect::<Vec<_>>(),
+        [
+            "commit-message-style",
+            "csv-summary",
+            "semver-bump",
+            "todo-scan"
+        ]
+    );
+    let review = Review {
+        approver: "alice".to_owned(),
+        decision: ReviewDecision::Approved,
+        reasoning: "looks right".to_owned(),
+        reviewed_at: "2026-12-01T10:00:00Z".to_owned(),
+        review_id: "501".to_owned(),
+    };
+    let mut recorded = 0;
+    for p in &pending {
+        if store.record_review(p, &review).expect("review") {
+            recorded += 1;
+        }
+    }
+    assert_eq!(recorded, 4);
+    drop(store);
+    let reapply = |_: &std::path::Path| -> Result<(), audit::AuditError> { Ok(()) };
+    let landed = trail
+        .commit_with("review", true, &reapply)
+        .expect("commit")
+        .expect("changed");
+    assert!(landed.is_ok());
+    let (rows, per_run) = whole(&fake);
+    assert_eq!(rows, rows_before + 4);
+    // Pull request 7's run has its five rows; the four reviews carry no run.
+    assert!(
+        per_run.contains(&(Some("run-1".to_owned()), 5)),
+        "{per_run:?}"
+    );
+    assert!(per_run.contains(&(None, 4)), "{per_run:?}");
+    let newest = segments(&fake);
+    let open = newest.last().expect("open");
+    assert!(
+        open.last_id
+            .is_some_and(|id| id > sealed[0].last_id.unwrap_or(0))
+    );
+    fake.assert_no_violations();
+}
+
+#[test]
+fn a_run_reads_the_newest_segment_and_only_the_sealed_ones_its_window_reaches() {
+    let fake = FakeGitHub::start();
+    fake.set_repo("octo", "skills");
+    let config = small();
+    land(&fake, &config, &gate_run(1, 7), Reads::Since(None));
+    let mut n = 1 + seal_past(&fake, &config, 1);
+    while segments(&fake).iter().filter(|s| s.is_sealed()).count() < 2 {
+        n += 1;
+        land(
+            &fake,
+            &config,
+            &gate_run(n, 100 + n as u64),
+            Reads::Since(None),
+        );
+    }
+    let recorded = segments(&fake);
+    let sealed: Vec<&Segment> = recorded.iter().filter(|s| s.is_sealed()).collect();
+    let open = recorded.last().expect("open");
+    let size = |s: &Segment| -> u64 {
+        fake.file_at(BRANCH, &format!(".skillgate/trail/{}", s.file_name()))
+            .map_or(0, |b| b.len() as u64)
+    };
+    let registry = fake
+        .file_at(BRANCH, common::TRAIL_REGISTRY)
+        .expect("registry")
+        .len() as u64;
+    let fetched = |reads: Reads| connect(&fake, &config, reads).traffic().fetched;
+    // Every seal happened a moment ago, within the hour's margin: a run reads them all.
+    assert!(sealed.len() >= 2, "{recorded:?}");
+    let all: u64 = recorded.iter().map(size).sum();
+    assert_eq!(fetched(Reads::Since(None)), registry + all);
+    assert_eq!(fetched(Reads::Registry), registry);
+    assert_eq!(fetched(Reads::All), registry + all);
+    // Only the newest was sealed within the hour: a run reads it and the open one.
+    for s in &sealed[..sealed.len() - 1] {
+        set_sealed_at(&fake, s.seq, "-2 hours");
+    }
+    let registry = fake
+        .file_at(BRANCH, common::TRAIL_REGISTRY)
+        .expect("registry")
+        .len() as u64;
+    let newest_sealed = sealed.last().expect("a sealed segment");
+    assert_eq!(
+        fetched(Reads::Since(None)),
+        registry + size(open) + size(newest_sealed)
+    );
+
+    // Sealed two days ago: a run now reads the newest segment alone; a document of a run that
+    // started three days ago, or a review of a pull request opened then, reads it too.
+    for s in &sealed {
+        set_sealed_at(&fake, s.seq, "-2 days");
+    }
+    let registry = fake
+        .file_at(BRANCH, common::TRAIL_REGISTRY)
+        .expect("registry")
+        .len() as u64;
+    assert_eq!(fetched(Reads::Since(None)), registry + size(open));
+    let three_days_ago = Connection::open_in_memory()
+        .and_then(|c| {
+            c.query_row(
+                "SELECT strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-3 days')",
+                [],
+                |r| r.get::<_, String>(0),
+            )
+        })
+        .expect("time");
+    assert_eq!(
+        fetched(Reads::Since(Some(three_days_ago))),
+        registry + all,
+        "every sealed segment"
+    );
+    // A document that says it started a year ago reads no more than 90 days back.
+    for s in &sealed {
+        set_sealed_at(&fake, s.seq, "-200 days");
+    }
+    let registry = fake
+        .file_at(BRANCH, common::TRAIL_REGISTRY)
+        .expect("registry")
+        .len() as u64;
+    assert_eq!(
+        fetched(Reads::Since(Some("2025-12-01T00:00:00Z".to_owned()))),
+        registry + size(open)
+    );
+}
+
+/// A single-file trail of `mib` MiB or more, as a version before segments left it: runs whose
+/// reasons are long, recorded into one file of schema version 4 (no `trail_segments`).
+fn big_single_file(dir: &std::path::Path, mib: u64) -> Vec<u8> {
+    let path = dir.join("skills.db");
+    let mut store = Store::open(&path).expect("open");
+    let long = "a reason a reviewer wrote at length. ".repeat(3_000);
+    let mut n = 0;
+    while std::fs::metadata(&path).expect("size").len() < mib << 20 {
+        n += 1;
+        let mut run = gate_run(10_000 + n, 200 + n as u64);
+        for skill in &mut run.skills {
+            skill.decision.reasons.push(long.clone());
+        }
+        store.record(&run).expect("record");
+    }
+    to_version_4(&store);
+    drop(store);
+    std::fs::read(&path).expect("read")
+}
+
+/// The schema a version before segments wrote: version 4, without `trail_segments`.
+fn to_version_4(store: &Store) {
+    store
+        .connection()
+        .execute_batch("DROP TABLE trail_segments; PRAGMA user_version = 4;")
+        .expect("version 4");
+}
+
+#[test]
+fn a_single_file_the_api_would_refuse_is_converted_into_segments_that_land() {
+    let fake = FakeGitHub::start();
+    fake.set_repo("octo", "skills");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let single = big_single_file(dir.path(), 41);
+    assert!(single.len() >= 41 << 20, "{}", single.len());
+    // Committed by a version before segments (by hand here: the API refuses it, see below).
+    fake.commit_files(
+        BRANCH,
+        &[(common::TRAIL_SINGLE, &single)],
+        "a trail before segments",
+    );
+    let rows_before: i64 = {
+        let path = dir.path().join("skills.db");
+        Connection::open(&path)
+            .and_then(|c| c.query_row("SELECT count(*) FROM approval_history", [], |r| r.get(0)))
+            .expect("rows")
+    };
+    // What committing the single file through the API comes to now.
+    let answer = support::github::client::request(
+        &fake,
+        "POST",
+        "/repos/octo/skills/git/blobs",
+        Some(&serde_json::json!({
+            "content": base64_of(&single),
+            "encoding": "base64",
+        })),
+    );
+    assert_eq!(answer.status, 422, "GitHub refuses a blob of 40 MiB");
+
+    // The first run of this version converts it: the default 8 MiB segments.
+    let config = AuditConfig::default();
+    assert_eq!(land(&fake, &config, &gate_run(1, 7), Reads::Since(None)), 5);
+    assert_eq!(fake.file_at(BRANCH, common::TRAIL_SINGLE), None, "removed");
+    let recorded = segments(&fake);
+    assert!(recorded.len() >= 5, "{recorded:?}");
+    for segment in &recorded {
+        let name = format!(".skillgate/trail/{}", segment.file_name());
+        let bytes = fake.file_at(BRANCH, &name).expect("on the branch");
+        assert!(
+            bytes.len() as u64 <= config.segment_size + (1 << 20),
+            "{name}: {} bytes",
+            bytes.len()
+        );
+        assert!(segment.rows > 0, "{segment:?}");
+    }
+    // Every blob the run created was under 40 MiB, and every row is there, in one chain.
+    let (rows, _) = whole(&fake);
+    assert_eq!(rows, rows_before + 5);
+    fake.assert_no_violations();
+}
+
+#[test]
+fn two_runs_converting_one_single_file_trail_both_land_once() {
+    let fake = FakeGitHub::start();
+    fake.set_repo("octo", "skills");
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A small trail of the single file: one run.
+    let path = dir.path().join("skills.db");
+    let mut store = Store::open(&path).expect("open");
+    store.record(&gate_run(1, 7)).expect("record");
+    to_version_4(&store);
+    drop(store);
+    let single = std::fs::read(&path).expect("read");
+    fake.commit_files(
+        BRANCH,
+        &[(common::TRAIL_SINGLE, &single)],
+        "before segments",
+    );
+
+    // Both read the single file; the first converts it; the second's commit loses the race,
+    // reads the segmented trail and lands on top.
+    let config = small();
+    let keep = tempfile::tempdir().expect("tempdir");
+    let mut a = connect(&fake, &config, Reads::Since(None));
+    let mut b = connect(&fake, &config, Reads::Since(None));
+    let (run_a, run_b) = (gate_run(2, 8), gate_run(3, 9));
+    for (trail, run) in [(&a, &run_a), (&b, &run_b)] {
+        Store::open(&trail.path())
+            .and_then(|mut s| s.record(run))
+            .expect("record");
+    }
+    a.commit(&run_a, true, keep.path()).expect("a lands");
+    b.commit(&run_b, true, keep.path())
+        .expect("b lands after a re-read");
+    assert_eq!(fake.file_at(BRANCH, common::TRAIL_SINGLE), None);
+    let (rows, per_run) = whole(&fake);
+    assert_eq!(rows, 15);
+    assert_eq!(
+        per_run,
+        [
+            (Some("run-1".to_owned()), 5),
+            (Some("run-2".to_owned()), 5),
+            (Some("run-3".to_owned()), 5)
+        ]
+    );
+    fake.assert_no_violations();
+}
+
+fn base64_of(bytes: &[u8]) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
