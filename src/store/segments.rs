@@ -308,7 +308,7 @@ impl Store {
                      SELECT {list} FROM main.approval_history WHERE id = ?1"
                 ))?;
                 let mut full = false;
-                while let Some((id, hash)) = rows.next() {
+                for (id, hash) in rows.by_ref() {
                     insert.execute([id])?;
                     current.first_id.get_or_insert(id);
                     current.last_id = Some(id);
