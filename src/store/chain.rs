@@ -94,16 +94,22 @@ pub(super) fn last_hash(conn: &Connection) -> rusqlite::Result<String> {
 
 /// The hash the first row of `approval_history` chains to: [`GENESIS`] for a whole trail; for
 /// a working copy holding only the newest segments of a segmented trail, the `prev_hash` the
-/// registry recorded for the segment its first row starts (with no rows, the newest segment's).
+/// registry recorded for the segment its first row starts. With no rows (a registry read
+/// alone), the hash the newest segment ends on: the next row chains to it.
 pub(super) fn chain_base(conn: &Connection) -> rusqlite::Result<String> {
     let segments = super::segments::segments_of(conn)?;
     let first: Option<i64> =
         conn.query_row("SELECT min(id) FROM approval_history", [], |row| row.get(0))?;
     let base = match first {
-        Some(first) => segments.iter().find(|s| s.first_id == Some(first)),
-        None => segments.last(),
+        Some(first) => segments
+            .iter()
+            .find(|s| s.first_id == Some(first))
+            .map(|s| s.prev_hash.clone()),
+        None => segments
+            .last()
+            .map(|s| s.last_hash.clone().unwrap_or_else(|| s.prev_hash.clone())),
     };
-    Ok(base.map_or_else(|| GENESIS.to_owned(), |s| s.prev_hash.clone()))
+    Ok(base.unwrap_or_else(|| GENESIS.to_owned()))
 }
 
 /// Append a row to the chain and return its id: insert it after the last hashed row, read back
