@@ -88,6 +88,9 @@ pub enum StoreError {
         name: String,
         message: String,
     },
+    /// A segmented trail that cannot be read or written as one database.
+    #[error("audit trail {}: {message}", path.display())]
+    Trail { path: PathBuf, message: String },
     #[error("audit database {}: {source}", path.display())]
     Io {
         path: PathBuf,
