@@ -101,14 +101,18 @@ impl Verified {
                 _ if s.is_sealed() => "sealed".to_owned(),
                 _ => "open".to_owned(),
             };
-            let verdict = if status.problem.is_some() {
-                "BROKEN"
-            } else {
-                "ok"
+            let file = s.file_name();
+            let breaks = (self.break_segments.iter())
+                .filter(|b| b.as_deref() == Some(file.as_str()))
+                .count();
+            let verdict = match (&status.problem, breaks) {
+                (Some(problem), _) => problem.label().to_owned(),
+                (None, 0) => "ok".to_owned(),
+                (None, 1) => "1 row does not chain".to_owned(),
+                (None, n) => format!("{n} rows do not chain"),
             };
             out.push_str(&format!(
-                "  segment {}: {rows}{ids}, {state}: {verdict}\n",
-                s.file_name()
+                "  segment {file}: {rows}{ids}, {state}: {verdict}\n"
             ));
         }
         out

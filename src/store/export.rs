@@ -34,8 +34,9 @@ pub fn export(source: &Path, out: &Path) -> Result<Exported, StoreError> {
             return Err(StoreError::Trail {
                 path: source.to_path_buf(),
                 message: format!(
-                    "it records {} segments but holds {own} approval_history rows of its own",
-                    segments.len()
+                    "it records {} segments but holds {own} approval_history {} of its own",
+                    segments.len(),
+                    if own == 1 { "row" } else { "rows" }
                 ),
             });
         }

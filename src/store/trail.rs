@@ -163,6 +163,21 @@ pub enum SegmentProblem {
     RegistryRows { rows: i64 },
 }
 
+impl SegmentProblem {
+    /// A word or two for a list of segments.
+    pub fn label(&self) -> &'static str {
+        match self {
+            Self::Missing { .. } => "missing",
+            Self::Replaced { .. } => "replaced",
+            Self::Reordered { .. } => "re-ordered",
+            Self::NotChained { .. } => "does not chain to the segment before",
+            Self::Differs { .. } => "not what the registry recorded",
+            Self::Unlisted { .. } => "not listed",
+            Self::RegistryRows { .. } => "rows in the registry",
+        }
+    }
+}
+
 impl fmt::Display for SegmentProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -208,8 +223,9 @@ impl fmt::Display for SegmentProblem {
             ),
             Self::RegistryRows { rows } => write!(
                 f,
-                "the registry holds {rows} approval_history rows of its own: in a segmented \
-                 trail every row is in a segment"
+                "the registry holds {rows} approval_history {} of its own: in a segmented \
+                 trail every row is in a segment",
+                if *rows == 1 { "row" } else { "rows" }
             ),
         }
     }
@@ -243,9 +259,9 @@ impl TrailReport {
     }
 }
 
-/// The rows of one segment file, as loaded into the scratch copy.
+/// The rows of one segment file (none: the registry's own), as loaded into the scratch copy.
 struct Loaded {
-    file: String,
+    file: Option<String>,
     first: i64,
     last: i64,
 }
@@ -284,13 +300,22 @@ impl Store {
             )
             .map_err(read)?;
         let conn = Connection::open(&scratch_path).map_err(read)?;
-        let registry_rows = scratch_setup(&conn).map_err(read)?;
+        let (registry_rows, registry_ids) = scratch_setup(&conn).map_err(read)?;
 
         let mut walk = Walk {
             conn: &conn,
             segments: &segments,
             dir: &dir,
-            loaded: Vec::new(),
+            // Rows the registry holds itself stay in the walk, in no segment: unhashed or out
+            // of place, they are named as such.
+            loaded: registry_ids
+                .map(|(first, last)| Loaded {
+                    file: None,
+                    first,
+                    last,
+                })
+                .into_iter()
+                .collect(),
             before: None,
         };
         let mut statuses = Vec::with_capacity(segments.len());
@@ -338,8 +363,8 @@ struct Walk<'a> {
     dir: &'a Path,
     /// The rows each file added.
     loaded: Vec<Loaded>,
-    /// The segment before and its last hash: as its file holds it when it was read, else as
-    /// the registry recorded it.
+    /// The segment before and its last hash: as its file holds it when it is what the
+    /// registry recorded, else as the registry recorded it.
     before: Option<(String, Option<String>)>,
 }
 
@@ -348,7 +373,13 @@ impl Walk<'_> {
     fn step(&mut self, segment: &Segment) -> rusqlite::Result<Option<SegmentProblem>> {
         let file = segment.file_name();
         let (problem, last) = self.read(segment, &file)?;
-        self.before = Some((file, last.or_else(|| segment.last_hash.clone())));
+        // A file that is not what was recorded says nothing of where the next one starts: its
+        // own problem is the finding, and the next is held to the recorded end.
+        let end = match problem {
+            None => last.or_else(|| segment.last_hash.clone()),
+            Some(_) => segment.last_hash.clone(),
+        };
+        self.before = Some((file, end));
         Ok(problem)
     }
 
@@ -421,7 +452,7 @@ impl Walk<'_> {
         };
         if let Some((first, last)) = range {
             self.loaded.push(Loaded {
-                file: file.to_owned(),
+                file: Some(file.to_owned()),
                 first,
                 last,
             });
@@ -506,9 +537,10 @@ fn load_rows(
 }
 
 /// Make the scratch copy a working copy of its own: no trigger of the registry's fires on the
-/// rows loaded (one is a schema problem, reported from the registry), its own rows and
-/// segment records go (the walk starts at GENESIS over every file). The rows it held.
-fn scratch_setup(conn: &Connection) -> rusqlite::Result<i64> {
+/// rows loaded (one is a schema problem, reported from the registry), and its segment records
+/// go (the walk starts at GENESIS over every file). The rows the registry holds itself (none,
+/// in a trail as skillgate writes it), and their ids.
+fn scratch_setup(conn: &Connection) -> rusqlite::Result<(i64, Option<(i64, i64)>)> {
     let triggers: Vec<String> = conn
         .prepare("SELECT name FROM main.sqlite_master WHERE type = 'trigger'")?
         .query_map([], |r| r.get(0))?
@@ -520,11 +552,18 @@ fn scratch_setup(conn: &Connection) -> rusqlite::Result<i64> {
         ))?;
     }
     conn.execute_batch("PRAGMA foreign_keys = OFF; PRAGMA journal_mode = OFF;")?;
-    let rows: i64 = conn.query_row("SELECT count(*) FROM main.approval_history", [], |r| {
-        r.get(0)
-    })?;
-    conn.execute_batch("DELETE FROM main.approval_history; DELETE FROM main.trail_segments;")?;
-    Ok(rows)
+    let held = conn.query_row(
+        "SELECT count(*), min(id), max(id) FROM main.approval_history",
+        [],
+        |r| {
+            Ok((
+                r.get(0)?,
+                r.get::<_, Option<i64>>(1)?.zip(r.get::<_, Option<i64>>(2)?),
+            ))
+        },
+    )?;
+    conn.execute_batch("DELETE FROM main.trail_segments;")?;
+    Ok(held)
 }
 
 /// Every entry of `dir` that is not the file of a recorded segment, by name.
@@ -548,20 +587,18 @@ fn unlisted(dir: &Path, segments: &[Segment]) -> std::io::Result<Vec<SegmentProb
         .collect())
 }
 
-/// The segment file a row id is in: the file it was loaded from, else the segment whose
-/// recorded ids span it (a row missing from the end of one), else the last.
+/// The segment file a row id is in: the file it was loaded from (none for the registry's own
+/// rows), else the segment whose recorded ids span it (a row missing from the end of one),
+/// else the last.
 fn locate(id: i64, loaded: &[Loaded], segments: &[Segment]) -> Option<String> {
-    loaded
+    if let Some(held) = loaded.iter().find(|l| (l.first..=l.last).contains(&id)) {
+        return held.file.clone();
+    }
+    segments
         .iter()
-        .find(|l| (l.first..=l.last).contains(&id))
-        .map(|l| l.file.clone())
-        .or_else(|| {
-            segments
-                .iter()
-                .find(|s| matches!((s.first_id, s.last_id), (Some(a), Some(b)) if (a..=b).contains(&id)))
-                .or_else(|| segments.last())
-                .map(Segment::file_name)
-        })
+        .find(|s| matches!((s.first_id, s.last_id), (Some(a), Some(b)) if (a..=b).contains(&id)))
+        .or_else(|| segments.last())
+        .map(Segment::file_name)
 }
 
 /// A new, empty file only its owner can read.

@@ -129,9 +129,10 @@ impl TrailView {
             return Err(StoreError::Trail {
                 path: self.path.clone(),
                 message: format!(
-                    "it records {} segments but holds {own} approval_history rows of its own, \
+                    "it records {} segments but holds {own} approval_history {} of its own, \
                      which a view over the segments would hide",
-                    self.segments.len()
+                    self.segments.len(),
+                    if own == 1 { "row" } else { "rows" }
                 ),
             });
         }
