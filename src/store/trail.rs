@@ -148,7 +148,7 @@ pub enum SegmentProblem {
     },
     /// A sealed segment's file holds the bytes recorded for another segment: files swapped.
     Reordered { file: String, holds: String },
-    /// Its first row is not chained to the last row of the segment before it.
+    /// Its first hashed row is not chained to the last row of the segment before it.
     NotChained {
         file: String,
         first_id: Option<i64>,
@@ -487,9 +487,12 @@ fn load_rows(
         return Ok((Some(differs(format!("its schema: {first}"))), None, None));
     }
     let mut problem = None;
+    // The first hashed row: one inserted by hand (no hash, no link) is the chain walk's
+    // finding, and the rows after it chain past it.
     let first: Option<(i64, Option<String>)> = conn
         .query_row(
-            "SELECT id, prev_hash FROM segment.approval_history ORDER BY id LIMIT 1",
+            "SELECT id, prev_hash FROM segment.approval_history
+             WHERE row_hash IS NOT NULL ORDER BY id LIMIT 1",
             [],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
@@ -627,6 +630,71 @@ fn short(hash: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gate::GateRun;
+    use crate::store::{BreakKind, MIN_SEGMENT_SIZE};
+
+    fn run(n: usize) -> GateRun {
+        let mut run: GateRun =
+            serde_json::from_str(include_str!("../../tests/fixtures/render/gate-run.json"))
+                .expect("fixture");
+        run.run.run_id = Some(format!("run-{n}"));
+        run
+    }
+
+    /// A working copy at `path` with `runs` runs recorded.
+    fn recorded(path: &Path, runs: std::ops::Range<usize>) -> Store {
+        let mut store = Store::open(path).expect("open");
+        for n in runs {
+            store.record(&run(n)).expect("record");
+        }
+        store
+    }
+
+    #[test]
+    fn a_row_inserted_by_hand_that_starts_a_segment_is_the_chains_finding_not_the_segments() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // Where the open segment starts when 12 runs are split.
+        let mut probe = recorded(&dir.path().join("probe.db"), 0..12);
+        probe
+            .split(&dir.path().join("probe"), MIN_SEGMENT_SIZE)
+            .expect("split");
+        let open = probe.segments().expect("segments").pop().expect("open");
+        let start = open.first_id.expect("rows");
+        // The same rows up to there, then the seed's own INSERT, then more runs.
+        let mut store = recorded(&dir.path().join("work.db"), 0..12);
+        store
+            .conn
+            .execute_batch(&format!(
+                "DELETE FROM approval_history WHERE id >= {start};
+                 UPDATE sqlite_sequence SET seq = {start} - 1 WHERE name = 'approval_history';
+                 INSERT INTO approval_history (skill_id, version, approval_level, decision)
+                 VALUES (1, '1.0.0', 'auto', 'approved');"
+            ))
+            .expect("hand row");
+        store.record(&run(99)).expect("record");
+        let split = store
+            .split(&dir.path().join("out"), MIN_SEGMENT_SIZE)
+            .expect("split");
+        let segment = store
+            .segments()
+            .expect("segments")
+            .into_iter()
+            .find(|s| s.first_id == Some(start))
+            .expect("a segment starts with the hand row");
+        let registry = Store::open_read_only(&split.registry).expect("registry");
+        let report = registry.verify_trail().expect("walk");
+        assert_eq!(report.problems, vec![]);
+        assert_eq!(
+            report
+                .chain
+                .breaks
+                .iter()
+                .map(|b| (b.id, b.kind.clone()))
+                .collect::<Vec<_>>(),
+            vec![(start, BreakKind::Unhashed)]
+        );
+        assert_eq!(report.break_segments, vec![Some(segment.file_name())]);
+    }
 
     #[test]
     fn a_uri_escapes_what_would_end_or_change_the_path() {
