@@ -657,5 +657,9 @@ fn the_export_of_a_segmented_trail_holds_every_row_and_verifies_intact() {
             && stderr.contains("it is missing"),
         "{stderr}"
     );
+    assert!(
+        stderr.contains("help: `skillgate audit verify --db REGISTRY` names every segment"),
+        "{stderr}"
+    );
     assert!(!again.exists());
 }

@@ -34,7 +34,7 @@ pub struct Verified {
     pub segments: Vec<SegmentStatus>,
     /// What is wrong with the segment files (missing, replaced, re-ordered, unlisted …).
     pub segment_problems: Vec<SegmentProblem>,
-    /// Over every segment's rows, for a segmented trail.
+    /// The chain over the file's rows, or over every segment's rows for a segmented trail.
     pub chain: ChainReport,
     /// The segment file each of `chain.breaks` is in (by index); empty for a single file.
     pub break_segments: Vec<Option<String>>,

@@ -128,6 +128,10 @@ impl StoreError {
                 "something other than this run wrote to the audit database while the run held \
                  it; nothing was committed, the audit branch is as it was",
             ),
+            Self::Segment { .. } | Self::Trail { .. } => Some(
+                "`skillgate audit verify --db REGISTRY` names every segment that is not what the \
+                 registry records; restore the files from the audit branch's history",
+            ),
             _ => None,
         }
     }
