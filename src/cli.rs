@@ -46,8 +46,12 @@ pub enum Command {
 pub enum AuditCommand {
     /// Check approval_history's hash chain: exit 0 when every row chains, 4 naming the first
     /// row that does not (edited, deleted, re-ordered or inserted by hand), 1 when the database
-    /// cannot be read.
+    /// cannot be read. A segmented trail is walked segment by segment: a missing, replaced,
+    /// re-ordered or unlisted segment file is named too (exit 4).
     Verify(AuditVerifyArgs),
+    /// Write the audit trail, segmented or not, as one ordinary SQLite database holding every
+    /// row, on which the seed's SQL runs unchanged. Exit 2 when --out exists already.
+    Export(AuditExportArgs),
     /// Squash the audit branch's git history into one commit holding its head's database,
     /// after verifying the chain there and tagging the old head (which keeps it reachable).
     /// Pushes with the checkout's git credentials and a lease on the head it read, so a run
@@ -81,13 +85,31 @@ pub struct AuditVerifyArgs {
     #[arg(long, default_value = ".", value_name = "DIR")]
     pub repo: PathBuf,
 
-    /// The audit database [default: .skillgate/skills.db in the repository].
+    /// The audit database: a single file, or a segmented trail's registry.db (its segments
+    /// are read from trail/ beside it) [default: .skillgate/registry.db in the repository when
+    /// it exists, else .skillgate/skills.db].
     #[arg(long, value_name = "FILE")]
     pub db: Option<PathBuf>,
 
     /// `text`, or `json` (schema skillgate.audit-verify/1).
     #[arg(long, value_enum, default_value_t = AuditFormat::Text)]
     pub format: AuditFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct AuditExportArgs {
+    /// The file to write: a new one, never overwritten.
+    #[arg(long, value_name = "FILE.db")]
+    pub out: PathBuf,
+
+    /// The repository whose audit trail is exported.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub repo: PathBuf,
+
+    /// The audit database: a segmented trail's registry.db or a single file [default:
+    /// .skillgate/registry.db in the repository when it exists, else .skillgate/skills.db].
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -88,6 +88,9 @@ pub enum StoreError {
         name: String,
         message: String,
     },
+    /// A segmented trail that cannot be read or written as one database.
+    #[error("audit trail {}: {message}", path.display())]
+    Trail { path: PathBuf, message: String },
     #[error("audit database {}: {source}", path.display())]
     Io {
         path: PathBuf,
@@ -124,6 +127,10 @@ impl StoreError {
             Self::Tampered { .. } => Some(
                 "something other than this run wrote to the audit database while the run held \
                  it; nothing was committed, the audit branch is as it was",
+            ),
+            Self::Segment { .. } | Self::Trail { .. } => Some(
+                "`skillgate audit verify --db REGISTRY` names every segment that is not what the \
+                 registry records; restore the files from the audit branch's history",
             ),
             _ => None,
         }

@@ -3,6 +3,7 @@
 mod baseline;
 mod chain;
 mod error;
+mod export;
 mod history;
 mod key;
 mod open;
@@ -11,11 +12,14 @@ mod schema;
 mod segments;
 mod skills;
 mod templates;
+mod trail;
 mod verify;
+mod views;
 
 pub use baseline::Baseline;
 pub use chain::{GENESIS, row_hash};
 pub use error::StoreError;
+pub use export::{Exported, export};
 pub use history::RecordStats;
 pub use open::{LATEST_VERSION, MIGRATIONS, Store, check_integrity};
 pub use reviews::{Correction, Pending, Review, ReviewDecision};
@@ -25,4 +29,6 @@ pub use segments::{
     file_name as segment_file_name, sha256,
 };
 pub use templates::TemplateProblem;
+pub use trail::{SegmentProblem, SegmentStatus, TrailReport, trail_dir};
 pub use verify::{BreakKind, ChainBreak, ChainReport};
+pub use views::{Assembly, TrailView};
