@@ -110,15 +110,26 @@ impl Store {
             path: file.to_path_buf(),
             source,
         };
-        let uri = format!(
-            "file:{}?mode=ro",
-            file.to_string_lossy()
-                .replace('%', "%25")
-                .replace('?', "%3f")
-                .replace('#', "%23")
-        );
+        // A sealed segment's bytes are what was sealed, or it is not that segment.
+        if let Some(recorded) = &segment.sha256 {
+            let bytes = std::fs::read(file).map_err(|source| StoreError::Io {
+                path: file.to_path_buf(),
+                source,
+            })?;
+            let found = sha256(&bytes);
+            if found != *recorded {
+                return Err(problem(format!(
+                    "its sha256 is {}, the registry recorded {} when it was sealed",
+                    &found[..12],
+                    recorded.get(..12).unwrap_or(recorded)
+                )));
+            }
+        }
         self.conn
-            .execute("ATTACH DATABASE ?1 AS segment", [uri])
+            .execute(
+                "ATTACH DATABASE ?1 AS segment",
+                [super::trail::read_only_uri(file)],
+            )
             .map_err(read)?;
         let loaded = (|| -> Result<(), StoreError> {
             if let Some(first) = super::schema::segment_problems(&self.conn, "segment")
@@ -146,24 +157,9 @@ impl Store {
                     id_range(wanted.1, wanted.2)
                 )));
             }
-            let first_prev: Option<Option<String>> = self
-                .conn
-                .query_row(
-                    "SELECT prev_hash FROM segment.approval_history ORDER BY id LIMIT 1",
-                    [],
-                    |r| r.get(0),
-                )
-                .optional()
-                .map_err(read)?;
-            if let Some(prev) = first_prev
-                && prev.as_deref() != Some(segment.prev_hash.as_str())
-            {
-                return Err(problem(format!(
-                    "its first row does not chain to the segment before it (prev_hash {}, expected {})",
-                    short_hash(prev.as_deref()),
-                    short_hash(Some(&segment.prev_hash))
-                )));
-            }
+            // Whether its first row chains to the segment before is the chain's to say:
+            // `verify_chain` starts the copy from `prev_hash`, and a break the branch already
+            // had is carried, not a reason to refuse the trail.
             let last_hash: Option<String> = self
                 .conn
                 .query_row(
@@ -185,19 +181,24 @@ impl Store {
             let mut all = columns.clone();
             all.push("row_hash".to_owned());
             let list = column_list(&all);
+            // Rows as they were written: one whose skill the seed deleted by hand keeps its
+            // dangling id, as in a single file (foreign keys are for new writes).
             self.conn
-                .execute(
-                    &format!(
-                        "INSERT INTO main.approval_history ({list})
-                         SELECT {list} FROM segment.approval_history ORDER BY id"
-                    ),
-                    [],
-                )
-                .map_err(|err| {
-                    problem(format!(
-                        "its rows cannot join the working copy ({err}): an id or an idempotency key is there twice"
-                    ))
-                })?;
+                .pragma_update(None, "foreign_keys", false)
+                .map_err(read)?;
+            let inserted = self.conn.execute(
+                &format!(
+                    "INSERT INTO main.approval_history ({list})
+                     SELECT {list} FROM segment.approval_history ORDER BY id"
+                ),
+                [],
+            );
+            self.conn
+                .pragma_update(None, "foreign_keys", true)
+                .map_err(read)?;
+            inserted.map_err(|err| {
+                problem(format!("its rows cannot join the working copy: {err}"))
+            })?;
             Ok(())
         })();
         let detached = self
@@ -207,7 +208,8 @@ impl Store {
         loaded.and(detached.map(|_| ()))
     }
 
-    /// Write this working copy out as a segmented trail in `dir`: `registry.db` and
+    /// Write this working copy out as a segmented trail in `dir`, a scratch directory of the
+    /// caller's (its files are replaced, not updated in place): `registry.db` and
     /// `trail/NNNNNN.db` for each segment written. The rows past the last sealed segment go
     /// into the open one (the first, for a trail that had none); once it reaches `cap` bytes
     /// it is sealed and the rows after go into the next. The registry's `trail_segments` is
@@ -286,13 +288,7 @@ impl Store {
             let werr = write_err(&path);
             let _ = std::fs::remove_file(&path);
             new_segment_file(&path).map_err(&werr)?;
-            let uri = format!(
-                "file:{}",
-                path.to_string_lossy()
-                    .replace('%', "%25")
-                    .replace('?', "%3f")
-                    .replace('#', "%23")
-            );
+            let uri = super::trail::read_only_uri(&path).replace("?mode=ro", "?mode=rw");
             self.conn
                 .execute("ATTACH DATABASE ?1 AS segment", [uri])
                 .map_err(&werr)?;
@@ -328,7 +324,9 @@ impl Store {
                 self.conn.execute_batch("COMMIT")?;
                 Ok(full)
             })();
-            let _ = self.conn.execute_batch("ROLLBACK");
+            if filled.is_err() {
+                let _ = self.conn.execute_batch("ROLLBACK");
+            }
             self.conn
                 .execute("DETACH DATABASE segment", [])
                 .map_err(&werr)?;
@@ -417,7 +415,7 @@ impl Store {
         tx.commit().map_err(err)
     }
 
-    /// Whether `approval_history` of this file (a registry read from the branch) holds rows.
+    /// How many rows `approval_history` of this file holds (none, in a registry).
     pub fn history_rows(&self) -> Result<i64, StoreError> {
         self.conn
             .query_row("SELECT count(*) FROM approval_history", [], |r| r.get(0))
