@@ -320,10 +320,7 @@ fn foreign_objects_a_replaced_definition_and_a_wrong_user_version_are_each_named
              PRAGMA writable_schema = OFF;",
             "table `skills` is not defined as skillgate's migrations define it (sqlite_master)",
         ),
-        (
-            "PRAGMA user_version = 2;",
-            wrong_version.as_str(),
-        ),
+        ("PRAGMA user_version = 2;", wrong_version.as_str()),
     ];
     for (plant, named) in attacks {
         let (mut trail, run) = recorded_run(&fake);

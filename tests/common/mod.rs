@@ -293,7 +293,10 @@ pub fn segmented_files(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
         .execute("DELETE FROM trail_segments", [])
         .expect("no segments yet");
     let split = store
-        .split(&dir.path().join("out"), skillgate::config::DEFAULT_SEGMENT_SIZE)
+        .split(
+            &dir.path().join("out"),
+            skillgate::config::DEFAULT_SEGMENT_SIZE,
+        )
         .expect("split");
     let mut files = vec![(
         TRAIL_REGISTRY.to_owned(),
