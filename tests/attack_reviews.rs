@@ -19,7 +19,6 @@ const REPO: &str = "Hello-World";
 const AUTHOR: &str = "Codertocat";
 const PULL: u64 = 2;
 const AUDIT_BRANCH: &str = "skillgate/audit";
-const AUDIT_DB: &str = ".skillgate/skills.db";
 
 const ROUTING: &str = r#"
 [routing]
@@ -184,10 +183,8 @@ impl Scenario {
     /// What a suite did to the working copy of the database: append approval rows through the
     /// gate's own code, so they chain like the real ones, and let them reach the audit branch.
     fn forge_approvals(&self, approvals: &[(&str, &str)]) {
-        let bytes = self
-            .fake
-            .file_at(AUDIT_BRANCH, AUDIT_DB)
-            .expect("the first check committed the database");
+        let bytes = common::whole_trail(&|p| self.fake.file_at(AUDIT_BRANCH, p))
+            .expect("the first check committed the trail");
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("skills.db");
         std::fs::write(&path, bytes).expect("write db");
@@ -212,8 +209,13 @@ impl Scenario {
             }
         }
         let forged = std::fs::read(&path).expect("read db");
+        let files = common::segmented_files(&forged);
+        let files: Vec<(&str, &[u8])> = files
+            .iter()
+            .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+            .collect();
         self.fake
-            .commit_files(AUDIT_BRANCH, &[(AUDIT_DB, &forged)], "a suite's approvals");
+            .commit_files(AUDIT_BRANCH, &files, "a suite's approvals");
         let mut verify = common::skillgate();
         verify.args(["audit", "verify", "--db"]).arg(&path);
         let (code, stdout, stderr) = run(verify);

@@ -9,7 +9,7 @@ mod support;
 
 use std::path::Path;
 
-use common::{run, skillgate};
+use common::{TRAIL_REGISTRY, run, skillgate};
 use rusqlite::Connection;
 use serde_json::{Map, Value};
 use skillgate::audit::{self, Trail};
@@ -235,7 +235,7 @@ fn a_chained_approval_forged_into_the_working_copy_is_never_committed() {
         ),
         "{message}"
     );
-    let branch = fake.file_at(BRANCH, DB).expect("db");
+    let branch = common::whole_trail(&|p| fake.file_at(BRANCH, p)).expect("a trail");
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("skills.db"), branch).expect("write");
     let approvals: i64 = Connection::open(dir.path().join("skills.db"))
@@ -289,6 +289,10 @@ fn a_planted_after_insert_trigger_stops_the_record_and_the_commit() {
 #[test]
 fn foreign_objects_a_replaced_definition_and_a_wrong_user_version_are_each_named() {
     let fake = branch_with_a_run();
+    let wrong_version = format!(
+        "PRAGMA user_version is 2, but the schema is skillgate's version {}",
+        skillgate::store::LATEST_VERSION
+    );
     let attacks = [
         (
             "CREATE TABLE loot (token TEXT);",
@@ -316,10 +320,7 @@ fn foreign_objects_a_replaced_definition_and_a_wrong_user_version_are_each_named
              PRAGMA writable_schema = OFF;",
             "table `skills` is not defined as skillgate's migrations define it (sqlite_master)",
         ),
-        (
-            "PRAGMA user_version = 2;",
-            "PRAGMA user_version is 2, but the schema is skillgate's version 4",
-        ),
+        ("PRAGMA user_version = 2;", wrong_version.as_str()),
     ];
     for (plant, named) in attacks {
         let (mut trail, run) = recorded_run(&fake);
@@ -394,7 +395,7 @@ fn two_media_types_get_json_from_the_fake_and_a_violation() {
     let answer = support::github::client::send(
         &fake.url(),
         "GET",
-        &format!("/repos/octo/skills/contents/{DB}?ref={BRANCH}"),
+        &format!("/repos/octo/skills/contents/{TRAIL_REGISTRY}?ref={BRANCH}"),
         &[
             ("authorization", &format!("token {}", fake.token())),
             ("user-agent", "t"),
@@ -414,23 +415,24 @@ fn two_media_types_get_json_from_the_fake_and_a_violation() {
 
 #[test]
 fn a_branch_file_that_is_not_a_database_is_refused_not_written() {
-    let fake = FakeGitHub::start();
-    fake.set_repo("octo", "skills");
-    // What the contents API answers when it sends JSON instead of the raw file.
-    let head = fake.commit_files(
-        BRANCH,
-        &[(DB, br#"{"type":"file","encoding":"base64","size":16384}"#)],
-        "not a database",
-    );
-    let err = connect(&fake).expect_err("refused");
-    assert_eq!(
-        err.to_string(),
-        format!(
-            "audit branch {BRANCH} at {head}: {DB} is not a SQLite database (it starts with \
-             `{{\"type\":\"file\",\"encoding`); refusing to use it"
-        )
-    );
-    assert_eq!(err.exit_code(), 1);
+    // What the contents API answers when it sends JSON instead of the raw file: as the single
+    // file of a trail written before segments (the branch has no registry, so it is read
+    // whole), and as the registry of a segmented trail.
+    let json: &[u8] = br#"{"type":"file","encoding":"base64","size":16384}"#;
+    for path in [DB, TRAIL_REGISTRY] {
+        let fake = FakeGitHub::start();
+        fake.set_repo("octo", "skills");
+        let head = fake.commit_files(BRANCH, &[(path, json)], "not a database");
+        let err = connect(&fake).expect_err("refused");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "audit branch {BRANCH} at {head}: {path} is not a SQLite database (it starts \
+                 with `{{\"type\":\"file\",\"encoding`); refusing to use it"
+            )
+        );
+        assert_eq!(err.exit_code(), 1);
+    }
 }
 
 #[test]

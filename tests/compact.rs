@@ -15,7 +15,6 @@ use skillgate::github::Session;
 use skillgate::store::Store;
 
 const BRANCH: &str = "skillgate/audit";
-const DB: &str = ".skillgate/skills.db";
 
 /// A checkout with `origin`, a bare repository, committing its trail in `git` mode.
 struct Remote {
@@ -93,11 +92,11 @@ impl Remote {
             .expect("count")
     }
 
-    /// The database at `rev` on the remote: (rows, distinct idempotency keys, chain intact).
+    /// The whole trail at `rev` on the remote: (rows, distinct idempotency keys, chain intact).
     fn rows_at(&self, rev: &str) -> (i64, i64, bool) {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("skills.db");
-        std::fs::write(&path, self.blob(rev)).expect("write");
+        std::fs::write(&path, self.whole(rev)).expect("write");
         let store = Store::open_read_only(&path).expect("open");
         let (rows, keys) = store
             .connection()
@@ -114,8 +113,10 @@ impl Remote {
         )
     }
 
-    fn blob(&self, rev: &str) -> Vec<u8> {
-        common::git_show(&self.bare, &format!("{rev}:{DB}"))
+    /// The trail at `rev` as one database (the registry with every segment's rows).
+    fn whole(&self, rev: &str) -> Vec<u8> {
+        common::whole_trail(&|p| common::git_file(&self.bare, &format!("{rev}:{p}")))
+            .unwrap_or_else(|| panic!("a trail at {rev}"))
     }
 
     fn compact(&self, extra: &[&str]) -> (i32, String, String) {
@@ -260,10 +261,10 @@ fn a_broken_chain_is_not_compacted() {
     let remote = Remote::new();
     remote.record(1);
     remote.record(2);
-    // Someone rewrites a decision by hand and commits the file on the branch.
+    // Someone rewrites a decision by hand and commits the trail's files on the branch.
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("skills.db");
-    std::fs::write(&path, remote.blob(BRANCH)).expect("write");
+    std::fs::write(&path, remote.whole(BRANCH)).expect("write");
     Connection::open(&path)
         .expect("open")
         .execute_batch("UPDATE approval_history SET decision = 'approved' WHERE id = 2")
@@ -273,8 +274,12 @@ fn a_broken_chain_is_not_compacted() {
         dir.path(),
         &["clone", "-q", "-b", BRANCH, path_str(&remote.bare), "clone"],
     );
-    std::fs::copy(&path, clone.join(DB)).expect("copy");
-    git(&clone, &["commit", "-qam", "fix a decision"]);
+    let tampered = std::fs::read(&path).expect("read");
+    for (file, bytes) in common::segmented_files(&tampered) {
+        std::fs::write(clone.join(file), bytes).expect("write");
+    }
+    git(&clone, &["add", "-A"]);
+    git(&clone, &["commit", "-qm", "fix a decision"]);
     git(&clone, &["push", "-q", "origin", BRANCH]);
     let before = remote.head();
     let (code, stdout, stderr) = remote.compact(&[]);

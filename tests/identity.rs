@@ -611,21 +611,21 @@ fn a_version_3_trail_keyed_by_name_migrates_keeping_every_row_and_its_chain() {
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .expect("version");
-    assert_eq!(version, 4);
-    let history_v4 = dump(&conn, "approval_history");
-    assert_eq!(history_v4[..4], history_v3[..], "no history row changed");
-    assert_eq!(history_v4.len(), 5);
+    assert_eq!(version, skillgate::store::LATEST_VERSION);
+    let history_now = dump(&conn, "approval_history");
+    assert_eq!(history_now[..4], history_v3[..], "no history row changed");
+    assert_eq!(history_now.len(), 5);
     assert_eq!(dump(&conn, "agent_skill_mappings"), mappings_v3);
-    let skills_v4 = dump(&conn, "skills");
+    let skills_now = dump(&conn, "skills");
     // Unchanged but for csv-old, whose directory went to the row that replaced it there, and
     // steady, which the run just updated.
-    assert_eq!(skills_v4.len(), 4);
-    assert_eq!(skills_v4[2..], skills_v3[2..]);
+    assert_eq!(skills_now.len(), 4);
+    assert_eq!(skills_now[2..], skills_v3[2..]);
     assert_eq!(
-        skills_v4[1],
+        skills_now[1],
         skills_v3[1].replace("'.claude/skills/csv'", "NULL")
     );
-    assert_ne!(skills_v4[1], skills_v3[1]);
+    assert_ne!(skills_now[1], skills_v3[1]);
     assert_eq!(
         skills(&db),
         vec![

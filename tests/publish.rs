@@ -813,7 +813,19 @@ fn a_failure_to_publish_fails_the_job_but_keeps_its_summary() {
 
 // ---- the audit trail on its branch ---------------------------------------------------------
 
-const AUDIT_DB: &str = ".skillgate/skills.db";
+const AUDIT_BRANCH: &str = "skillgate/audit";
+
+/// The branch's whole trail on the fake as one database (the registry with every segment's
+/// rows, as `audit export` writes it).
+fn branch_trail(fake: &FakeGitHub) -> Vec<u8> {
+    common::whole_trail(&|path| fake.file_at(AUDIT_BRANCH, path)).expect("a trail on the branch")
+}
+
+/// The whole trail at `rev` of the bare repository `bare`.
+fn remote_trail(bare: &Path, rev: &str) -> Vec<u8> {
+    common::whole_trail(&|path| common::git_file(bare, &format!("{rev}:{path}")))
+        .unwrap_or_else(|| panic!("a trail at {rev}"))
+}
 
 /// (rows, distinct runs, whether every row chains to the one before) of a database file.
 fn trail_rows(bytes: &[u8]) -> (usize, usize, bool) {
@@ -874,10 +886,7 @@ fn the_audit_branch_is_created_then_advanced_and_a_rerun_adds_nothing() {
         fake.git_commit(&head).expect("commit").parents.is_empty(),
         "an orphan commit"
     );
-    let bytes = fake
-        .file_at("skillgate/audit", AUDIT_DB)
-        .expect("db on the branch");
-    assert_eq!(trail_rows(&bytes), (2, 1, true));
+    assert_eq!(trail_rows(&branch_trail(&fake)), (2, 1, true));
 
     // The same job again: nothing new, no commit.
     let (code, _, stderr, _job) = publish(&first, &fake, "");
@@ -893,8 +902,7 @@ fn the_audit_branch_is_created_then_advanced_and_a_rerun_adds_nothing() {
     assert_eq!(code, 0, "{stderr}");
     let next = fake.ref_sha("refs/heads/skillgate/audit").expect("branch");
     assert_eq!(fake.git_commit(&next).expect("commit").parents, [head]);
-    let bytes = fake.file_at("skillgate/audit", AUDIT_DB).expect("db");
-    assert_eq!(trail_rows(&bytes), (4, 2, true));
+    assert_eq!(trail_rows(&branch_trail(&fake)), (4, 2, true));
     fake.assert_no_violations();
 }
 
@@ -903,12 +911,19 @@ fn a_run_that_loses_the_race_rereads_and_lands() {
     let fake = published_fake();
     let (code, _, stderr, _job) = publish(&run_document("200"), &fake, "");
     assert_eq!(code, 0, "{stderr}");
-    // Another run's database, committed while this one is between reading and updating.
+    // Another run's trail, committed (as the files of a segmented trail) while this one is
+    // between reading and updating.
     let other = {
         let (code, _, stderr, _job) = publish(&run_document("201"), &fake, "");
         assert_eq!(code, 0, "{stderr}");
-        fake.file_at("skillgate/audit", AUDIT_DB).expect("db")
+        common::segmented_files(&branch_trail(&fake))
     };
+    let other: Vec<(&str, &[u8])> = other
+        .iter()
+        .map(|(path, bytes)| (path.as_str(), bytes.as_slice()))
+        .collect();
+    // Each commit uploads two blobs: the registry and the newest segment.
+    let blobs = fake.requests_for("git/create-blob").len();
     // Slow enough between the blob and the update for another run to move the branch.
     fake.delay_next("git/create-tree", 1, Duration::from_millis(800));
     let job = Job::new();
@@ -917,16 +932,16 @@ fn a_run_that_loses_the_race_rereads_and_lands() {
         .stdout(std::process::Stdio::null())
         .spawn()
         .expect("spawn");
-    // Move the branch once this run has read it and uploaded its blob.
+    // Move the branch once this run has read it and uploaded its blobs.
     let deadline = Instant::now() + Duration::from_secs(20);
-    while fake.requests_for("git/create-blob").len() < 3 {
+    while fake.requests_for("git/create-blob").len() < blobs + 2 {
         assert!(
             Instant::now() < deadline,
             "the run never uploaded its database"
         );
         std::thread::sleep(Duration::from_millis(10));
     }
-    fake.commit_files("skillgate/audit", &[(AUDIT_DB, &other)], "a racing run");
+    fake.commit_files(AUDIT_BRANCH, &other, "a racing run");
     let out = child.wait_with_output().expect("wait");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
@@ -940,9 +955,8 @@ fn a_run_that_loses_the_race_rereads_and_lands() {
         moved.contains(&422),
         "the first update lost the race: {moved:?}"
     );
-    let bytes = fake.file_at("skillgate/audit", AUDIT_DB).expect("db");
-    // Runs 200 and 201 (in the racer's database) and 202, each once, chained.
-    assert_eq!(trail_rows(&bytes), (6, 3, true));
+    // Runs 200 and 201 (in the racer's trail) and 202, each once, chained.
+    assert_eq!(trail_rows(&branch_trail(&fake)), (6, 3, true));
 }
 
 #[test]
@@ -969,20 +983,16 @@ fn eight_concurrent_publishers_all_land() {
         );
     }
     fake.assert_no_violations();
-    let bytes = fake.file_at("skillgate/audit", AUDIT_DB).expect("db");
+    // On the segmented layout: the registry and one segment, whichever run made the branch.
+    assert_eq!(fake_files(&fake, AUDIT_BRANCH), SEGMENTED);
+    // The whole trail, as `audit export` writes it: every segment's rows in one database.
+    let bytes = branch_trail(&fake);
     assert_eq!(
         trail_rows(&bytes),
         (16, 8, true),
         "every run once, one chain"
     );
-    let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::write(dir.path().join("skills.db"), &bytes).expect("write");
-    let mut verify = common::skillgate();
-    verify
-        .args(["audit", "verify", "--db"])
-        .arg(dir.path().join("skills.db"));
-    let (code, stdout, stderr) = run(verify);
-    assert_eq!(code, 0, "the chain verifies: {stdout}{stderr}");
+    assert_verifies(&bytes);
 }
 
 #[test]
@@ -1019,11 +1029,10 @@ fn git_mode_pushes_the_audit_branch_to_the_remote() {
         stderr.contains("audit trail committed to skillgate/audit"),
         "{stderr}"
     );
-    let show = |rev: &str| common::git_show(&bare, &format!("{rev}:{AUDIT_DB}"));
-    assert_eq!(trail_rows(&show("skillgate/audit")), (2, 1, true));
+    assert_eq!(trail_rows(&remote_trail(&bare, AUDIT_BRANCH)), (2, 1, true));
     publish_in(&run_document("401"));
     publish_in(&run_document("401"));
-    assert_eq!(trail_rows(&show("skillgate/audit")), (4, 2, true));
+    assert_eq!(trail_rows(&remote_trail(&bare, AUDIT_BRANCH)), (4, 2, true));
     let log = git(
         &[
             "--git-dir",
@@ -1041,6 +1050,191 @@ fn git_mode_pushes_the_audit_branch_to_the_remote() {
     );
     // The checkout's own branch, index and working tree are untouched.
     assert_eq!(git(&["status", "--porcelain"], &work), "");
+}
+
+/// The segmented layout, from a trail's first commit: the registry and its first segment, no
+/// single file.
+const SEGMENTED: [&str; 2] = [common::TRAIL_REGISTRY, ".skillgate/trail/000001.db"];
+
+/// A trail as skillgate wrote it before segments (schema version 4): one file holding run
+/// `run_id`, chained.
+fn single_file_trail(run_id: &str) -> Vec<u8> {
+    let fake = published_fake();
+    let (code, _, stderr, _job) = publish(&run_document(run_id), &fake, "");
+    assert_eq!(code, 0, "{stderr}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("skills.db");
+    std::fs::write(&path, branch_trail(&fake)).expect("write");
+    // Version 5 only added `trail_segments`.
+    rusqlite::Connection::open(&path)
+        .expect("open")
+        .execute_batch("DROP TABLE trail_segments; PRAGMA user_version = 4;")
+        .expect("version 4");
+    let bytes = std::fs::read(&path).expect("read");
+    assert_eq!(trail_rows(&bytes), (2, 1, true));
+    bytes
+}
+
+/// `row_hash` of every row of a database, by id.
+fn row_hashes(bytes: &[u8]) -> Vec<String> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("skills.db");
+    std::fs::write(&path, bytes).expect("write db");
+    rusqlite::Connection::open(&path)
+        .expect("open db")
+        .prepare("SELECT row_hash FROM approval_history ORDER BY id")
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .expect("hashes")
+}
+
+/// `skillgate audit verify --db` on a whole trail's bytes passes.
+fn assert_verifies(bytes: &[u8]) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("skills.db"), bytes).expect("write");
+    let mut verify = common::skillgate();
+    verify
+        .args(["audit", "verify", "--db"])
+        .arg(dir.path().join("skills.db"));
+    let (code, stdout, stderr) = run(verify);
+    assert_eq!(code, 0, "the chain verifies: {stdout}{stderr}");
+}
+
+/// Every file of `reference` on the fake, by path.
+fn fake_files(fake: &FakeGitHub, reference: &str) -> Vec<String> {
+    let sha = fake
+        .ref_sha(&format!("refs/heads/{reference}"))
+        .expect("branch");
+    let answer = support::github::client::send(
+        &fake.url(),
+        "GET",
+        &format!("/repos/{RUN_REPO}/git/trees/{sha}?recursive=1"),
+        &[
+            ("authorization", &format!("token {}", fake.token())),
+            ("user-agent", "t"),
+            ("accept", "application/vnd.github+json"),
+        ],
+        None,
+    );
+    assert_eq!(answer.status, 200);
+    let mut files: Vec<String> = answer.json()["tree"]
+        .as_array()
+        .expect("tree")
+        .iter()
+        .filter(|entry| entry["type"] == "blob")
+        .map(|entry| entry["path"].as_str().expect("path").to_owned())
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn api_mode_writes_the_registry_and_a_segment_and_converts_a_single_file() {
+    let single = single_file_trail("800");
+
+    // A new branch: the segmented layout from its first commit.
+    let fake = published_fake();
+    let (code, _, stderr, _job) = publish(&run_document("801"), &fake, "");
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(fake_files(&fake, AUDIT_BRANCH), SEGMENTED);
+    assert_eq!(fake.file_at(AUDIT_BRANCH, common::TRAIL_SINGLE), None);
+    assert_eq!(trail_rows(&branch_trail(&fake)), (2, 1, true));
+
+    // A branch holding the single file of a trail before segments: converted in one commit
+    // (the single file removed by a `sha: null` tree entry), every row kept, the chain
+    // continued.
+    let fake = published_fake();
+    let before = fake.commit_files(
+        AUDIT_BRANCH,
+        &[(common::TRAIL_SINGLE, &single)],
+        "skillgate 4's trail",
+    );
+    assert_eq!(fake_files(&fake, AUDIT_BRANCH), [common::TRAIL_SINGLE]);
+    let (code, _, stderr, _job) = publish(&run_document("802"), &fake, "");
+    assert_eq!(code, 0, "{stderr}");
+    let after = fake.ref_sha("refs/heads/skillgate/audit").expect("branch");
+    assert_eq!(
+        fake.git_commit(&after).expect("commit").parents,
+        [before],
+        "one commit converts and records"
+    );
+    assert_eq!(fake_files(&fake, AUDIT_BRANCH), SEGMENTED);
+    let whole = branch_trail(&fake);
+    assert_eq!(trail_rows(&whole), (4, 2, true));
+    assert_eq!(row_hashes(&whole)[..2], row_hashes(&single)[..]);
+    assert_verifies(&whole);
+    fake.assert_no_violations();
+}
+
+#[test]
+fn git_mode_writes_the_registry_and_a_segment_and_converts_a_single_file() {
+    let single = single_file_trail("810");
+    let work = tested_repo();
+    std::fs::write(work.join(".skillgate.toml"), "[audit]\ncommit = \"git\"\n").expect("config");
+    let fake = published_fake();
+    let remote = tempfile::tempdir().expect("tempdir");
+    let files = |bare: &Path| -> Vec<String> {
+        let listed = common::git(bare, &["ls-tree", "-r", "--name-only", AUDIT_BRANCH]);
+        listed.lines().map(str::to_owned).collect()
+    };
+    let publish_to = |bare: &Path, run_id: &str| {
+        common::git(
+            &work,
+            &["remote", "set-url", "origin", bare.to_str().expect("utf8")],
+        );
+        let job = Job::new();
+        let (code, _, stderr) = run(publish_command(
+            &job,
+            &fake,
+            &run_document(run_id),
+            Some(&work),
+        ));
+        assert_eq!(code, 0, "{stderr}");
+    };
+    let bare_repo = |name: &str| -> PathBuf {
+        common::git(remote.path(), &["init", "-q", "--bare", "-b", "main", name]);
+        remote.path().join(name)
+    };
+    common::git(&work, &["remote", "add", "origin", "unset"]);
+
+    // A new branch: the segmented layout from its first commit.
+    let fresh = bare_repo("fresh.git");
+    publish_to(&fresh, "811");
+    assert_eq!(files(&fresh), SEGMENTED);
+    assert_eq!(
+        trail_rows(&remote_trail(&fresh, AUDIT_BRANCH)),
+        (2, 1, true)
+    );
+
+    // A branch holding the single file of a trail before segments, pushed there by an older
+    // skillgate: converted in one commit, every row kept, the chain continued.
+    let old = bare_repo("old.git");
+    let seed = remote.path().join("seed");
+    common::git(remote.path(), &["init", "-q", "-b", AUDIT_BRANCH, "seed"]);
+    std::fs::create_dir_all(seed.join(".skillgate")).expect("mkdir");
+    std::fs::write(seed.join(common::TRAIL_SINGLE), &single).expect("write");
+    common::git(&seed, &["add", "-A"]);
+    common::git(&seed, &["commit", "-qm", "skillgate 4's trail"]);
+    common::git(
+        &seed,
+        &["push", "-q", old.to_str().expect("utf8"), AUDIT_BRANCH],
+    );
+    let before = common::git(&old, &["rev-parse", AUDIT_BRANCH]);
+    assert_eq!(files(&old), [common::TRAIL_SINGLE]);
+    publish_to(&old, "812");
+    assert_eq!(
+        common::git(&old, &["rev-parse", &format!("{AUDIT_BRANCH}^")]),
+        before,
+        "one commit converts and records"
+    );
+    assert_eq!(files(&old), SEGMENTED);
+    let whole = remote_trail(&old, AUDIT_BRANCH);
+    assert_eq!(trail_rows(&whole), (4, 2, true));
+    assert_eq!(row_hashes(&whole)[..2], row_hashes(&single)[..]);
+    assert_verifies(&whole);
+    assert!(
+        fake.requests_for("git/create-commit").is_empty(),
+        "git mode uses no Git Data API"
+    );
 }
 
 // ---- what a hostile pull request or results document cannot do -------------------------------
@@ -1081,7 +1275,7 @@ fn a_forks_document_never_passes_the_check_by_itself() {
         "{summary}"
     );
     // The trail holds what the fork claimed as waiting for a maintainer, not as approved.
-    let bytes = fake.file_at("skillgate/audit", AUDIT_DB).expect("db");
+    let bytes = branch_trail(&fake);
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("db"), &bytes).expect("write");
     let conn = rusqlite::Connection::open(dir.path().join("db")).expect("open");
@@ -1275,7 +1469,7 @@ fn eligible_approvals_are_recorded_and_pass_the_check_when_all_are_in() {
     fake.assert_no_violations();
 
     // The trail on the branch: two approvals with approver, escaped reasoning and minutes.
-    let bytes = fake.file_at("skillgate/audit", AUDIT_DB).expect("db");
+    let bytes = branch_trail(&fake);
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::write(dir.path().join("db"), &bytes).expect("write");
     let conn = rusqlite::Connection::open(dir.path().join("db")).expect("open");
@@ -1390,7 +1584,6 @@ fn a_branch_that_keeps_moving_fails_loudly_and_keeps_the_results() {
 
 #[test]
 fn a_database_from_a_newer_skillgate_is_never_overwritten() {
-    let fake = published_fake();
     let dir = tempfile::tempdir().expect("tempdir");
     let newer = dir.path().join("newer.db");
     {
@@ -1399,23 +1592,24 @@ fn a_database_from_a_newer_skillgate_is_never_overwritten() {
             .expect("schema");
     }
     let bytes = std::fs::read(&newer).expect("read");
-    let head = fake.commit_files(
-        "skillgate/audit",
-        &[(AUDIT_DB, &bytes)],
-        "a newer skillgate",
-    );
-    let (code, _, stderr, _job) = publish(&run_document("600"), &fake, "");
-    assert_eq!(code, 1, "{stderr}");
-    assert!(
-        stderr.contains("99"),
-        "names the database's version: {stderr}"
-    );
-    assert_eq!(
-        fake.ref_sha("refs/heads/skillgate/audit"),
-        Some(head),
-        "the branch is untouched"
-    );
-    assert!(fake.requests_for("git/create-blob").is_empty());
+    // As the single file of a trail before segments (the branch has no registry: read whole),
+    // and as the registry of a segmented trail.
+    for path in [common::TRAIL_SINGLE, common::TRAIL_REGISTRY] {
+        let fake = published_fake();
+        let head = fake.commit_files(AUDIT_BRANCH, &[(path, &bytes)], "a newer skillgate");
+        let (code, _, stderr, _job) = publish(&run_document("600"), &fake, "");
+        assert_eq!(code, 1, "{path}: {stderr}");
+        assert!(
+            stderr.contains("99"),
+            "{path}: names the database's version: {stderr}"
+        );
+        assert_eq!(
+            fake.ref_sha("refs/heads/skillgate/audit"),
+            Some(head),
+            "{path}: the branch is untouched"
+        );
+        assert!(fake.requests_for("git/create-blob").is_empty(), "{path}");
+    }
 }
 
 #[test]

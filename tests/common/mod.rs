@@ -192,6 +192,20 @@ pub fn git_show(git_dir: &Path, spec: &str) -> Vec<u8> {
     out.stdout
 }
 
+/// The file at `spec` (`REV:PATH`) in the repository `git_dir`, `None` when `REV` has no such
+/// path: what [`whole_trail`] reads a branch of a git remote with.
+pub fn git_file(git_dir: &Path, spec: &str) -> Option<Vec<u8>> {
+    let exists = Command::new("git")
+        .arg("--git-dir")
+        .arg(git_dir)
+        .args(["cat-file", "-e", spec])
+        .output()
+        .expect("git cat-file")
+        .status
+        .success();
+    exists.then(|| git_show(git_dir, spec))
+}
+
 /// Run git in `dir` (a bare repository too) as a test identity; its trimmed stdout. Fails the
 /// test, with git's stderr, when git does.
 pub fn git(dir: &Path, args: &[&str]) -> String {
