@@ -196,9 +196,8 @@ impl Store {
             self.conn
                 .pragma_update(None, "foreign_keys", true)
                 .map_err(read)?;
-            inserted.map_err(|err| {
-                problem(format!("its rows cannot join the working copy: {err}"))
-            })?;
+            inserted
+                .map_err(|err| problem(format!("its rows cannot join the working copy: {err}")))?;
             Ok(())
         })();
         let detached = self
