@@ -593,15 +593,33 @@ mod tests {
                 .starts_with("audit trail segment 000001.db ("),
             "{err}"
         );
-        assert!(err.to_string().contains("the registry recorded"), "{err}");
-        // A trigger planted in a segment.
-        let planted = out.join("trail").join(segments[0].file_name());
-        rusqlite::Connection::open(&planted)
+        assert!(
+            err.to_string().contains("the registry recorded ")
+                && err.to_string().contains(" when it was sealed"),
+            "its sha256 gives it away: {err}"
+        );
+        // The open segment has no sha256 yet: its record is what it is held to.
+        let open = segments.last().expect("open");
+        assert!(!open.is_sealed());
+        let file = out.join("trail").join(open.file_name());
+        let mut more = open.clone();
+        more.rows += 1;
+        let err = fresh.load_segment(&more, &file).expect_err("refused");
+        assert!(
+            err.to_string().contains(&format!(
+                "it holds {} rows (ids {} to {}), the registry recorded {}",
+                open.rows,
+                open.first_id.expect("first"),
+                open.last_id.expect("last"),
+                open.rows + 1
+            )),
+            "{err}"
+        );
+        // A view planted in it.
+        rusqlite::Connection::open(&file)
             .and_then(|c| c.execute_batch("CREATE VIEW v AS SELECT 1;"))
             .expect("plant");
-        let err = fresh
-            .load_segment(&segments[0], &planted)
-            .expect_err("refused");
+        let err = fresh.load_segment(open, &file).expect_err("refused");
         assert!(err.to_string().contains("unexpected view `v`"), "{err}");
         assert_eq!(fresh.history_rows().expect("rows"), 0, "nothing loaded");
     }
