@@ -908,8 +908,9 @@ const LARGE_FILE: usize = 50 << 20;
 fn large_file_warning(branch: &str, bytes: usize) -> Option<String> {
     (bytes > LARGE_FILE).then(|| {
         format!(
-            "the audit database on {branch} is {:.1} MiB: GitHub refuses files over 100 MiB; \
-             `skillgate audit compact` shortens the branch's history, not the file",
+            "the largest file of the audit trail on {branch} is {:.1} MiB: GitHub refuses files over 100 MiB; \
+             segments are sealed at `[audit] segment-size`, so only the registry (the skills and \
+             other mutable tables) can grow this large",
             bytes as f64 / f64::from(1u32 << 20)
         )
     })
@@ -1038,13 +1039,14 @@ mod tests {
     use super::large_file_warning;
 
     #[test]
-    fn a_database_past_50_mb_is_warned_about() {
+    fn a_file_past_50_mb_is_warned_about() {
         assert_eq!(large_file_warning("skillgate/audit", 50 << 20), None);
         assert_eq!(
             large_file_warning("skillgate/audit", 62_340_000).as_deref(),
             Some(
-                "the audit database on skillgate/audit is 59.5 MiB: GitHub refuses files over 100 MiB; \
-                 `skillgate audit compact` shortens the branch's history, not the file"
+                "the largest file of the audit trail on skillgate/audit is 59.5 MiB: GitHub refuses files over 100 MiB; \
+                 segments are sealed at `[audit] segment-size`, so only the registry (the skills and \
+                 other mutable tables) can grow this large"
             )
         );
     }
