@@ -24,6 +24,9 @@ CREATE TABLE trail_segments (
     -- The file as committed: its size in bytes, and its sha256 once sealed.
     bytes INTEGER NOT NULL DEFAULT 0,
     sha256 TEXT,
+    -- The time of its newest row (never later than when it was written): a run reads a sealed
+    -- segment only when this is recent enough to hold a row it looks for.
+    newest_at TEXT,
     created_at TEXT NOT NULL DEFAULT (datetime('now')),
     sealed_at TEXT
 );

@@ -387,16 +387,9 @@ fn gate_run(id: u32) -> GateRun {
 #[test]
 fn git_mode_never_runs_the_checkouts_hooks_or_config() {
     let remote = tempfile::tempdir().expect("tempdir");
-    git(
-        remote.path(),
-        &["init", "-q", "--bare", "-b", "main", "origin.git"],
-    );
-    let bare = remote.path().join("origin.git");
+    let (_bare, url) = common::bare_remote(remote.path(), "origin.git");
     let work = Repo::git();
-    git(
-        work.path(),
-        &["remote", "add", "origin", bare.to_str().expect("utf8")],
-    );
+    git(work.path(), &["remote", "add", "origin", &url]);
     let config = AuditConfig {
         commit: CommitMode::Git,
         ..AuditConfig::default()

@@ -37,18 +37,11 @@ fn real_git() -> String {
 #[test]
 fn a_git_planted_on_path_after_the_gate_looked_is_never_run() {
     let remote = tempfile::tempdir().expect("tempdir");
-    git(
-        remote.path(),
-        &["init", "-q", "--bare", "-b", "main", "origin.git"],
-    );
-    let bare = remote.path().join("origin.git");
+    let (_bare, url) = common::bare_remote(remote.path(), "origin.git");
     let work = Repo::git();
     work.skill("skills/one", "one", 1, 0);
     let head = work.commit("one");
-    git(
-        work.path(),
-        &["remote", "add", "origin", bare.to_str().expect("utf8")],
-    );
+    git(work.path(), &["remote", "add", "origin", &url]);
     let config = AuditConfig {
         commit: CommitMode::Git,
         ..AuditConfig::default()

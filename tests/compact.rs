@@ -26,13 +26,9 @@ struct Remote {
 impl Remote {
     fn new() -> Self {
         let dir = tempfile::tempdir().expect("tempdir");
-        let bare = dir.path().join("origin.git");
-        git(
-            dir.path(),
-            &["init", "-q", "--bare", "-b", "main", "origin.git"],
-        );
+        let (bare, url) = common::bare_remote(dir.path(), "origin.git");
         let work = Repo::git();
-        git(work.path(), &["remote", "add", "origin", path_str(&bare)]);
+        git(work.path(), &["remote", "add", "origin", &url]);
         work.write(".skillgate.toml", "[audit]\ncommit = \"git\"\n");
         Self {
             _dir: dir,

@@ -998,25 +998,11 @@ fn eight_concurrent_publishers_all_land() {
 #[test]
 fn git_mode_pushes_the_audit_branch_to_the_remote() {
     let remote = tempfile::tempdir().expect("tempdir");
-    let bare = remote.path().join("origin.git");
+    let (bare, url) = common::bare_remote(remote.path(), "origin.git");
     let git = |args: &[&str], dir: &Path| common::git(dir, args);
-    git(
-        &[
-            "init",
-            "-q",
-            "--bare",
-            "-b",
-            "main",
-            bare.to_str().expect("utf8"),
-        ],
-        remote.path(),
-    );
     let fake = published_fake();
     let work = tested_repo();
-    git(
-        &["remote", "add", "origin", bare.to_str().expect("utf8")],
-        &work,
-    );
+    git(&["remote", "add", "origin", &url], &work);
     std::fs::write(work.join(".skillgate.toml"), "[audit]\ncommit = \"git\"\n").expect("config");
     let publish_in = |doc: &Value| {
         let job = Job::new();
@@ -1179,7 +1165,12 @@ fn git_mode_writes_the_registry_and_a_segment_and_converts_a_single_file() {
     let publish_to = |bare: &Path, run_id: &str| {
         common::git(
             &work,
-            &["remote", "set-url", "origin", bare.to_str().expect("utf8")],
+            &[
+                "remote",
+                "set-url",
+                "origin",
+                &format!("file://{}", bare.display()),
+            ],
         );
         let job = Job::new();
         let (code, _, stderr) = run(publish_command(
@@ -1190,10 +1181,7 @@ fn git_mode_writes_the_registry_and_a_segment_and_converts_a_single_file() {
         ));
         assert_eq!(code, 0, "{stderr}");
     };
-    let bare_repo = |name: &str| -> PathBuf {
-        common::git(remote.path(), &["init", "-q", "--bare", "-b", "main", name]);
-        remote.path().join(name)
-    };
+    let bare_repo = |name: &str| -> PathBuf { common::bare_remote(remote.path(), name).0 };
     common::git(&work, &["remote", "add", "origin", "unset"]);
 
     // A new branch: the segmented layout from its first commit.

@@ -31,7 +31,22 @@ fn gate_run(n: usize, pr: u64) -> GateRun {
         format!("{:040x}", 0x9000 + n)
     });
     run.run.run_id = Some(format!("run-{n}"));
+    // Recorded now: a segment's rows are as recent as its runs.
+    run.run.finished_at = now(0);
     run
+}
+
+/// Now, `days` days back, in RFC 3339.
+fn now(days: i64) -> String {
+    Connection::open_in_memory()
+        .and_then(|c| {
+            c.query_row(
+                "SELECT strftime('%Y-%m-%dT%H:%M:%SZ', 'now', ?1 || ' days')",
+                [days.to_string()],
+                |r| r.get(0),
+            )
+        })
+        .expect("time")
 }
 
 fn session(fake: &FakeGitHub) -> Session {
@@ -109,7 +124,8 @@ fn whole(fake: &FakeGitHub) -> (i64, Vec<(Option<String>, i64)>) {
     (i64::try_from(report.rows).expect("rows"), per_run)
 }
 
-/// Date the seal of segment `seq` in the branch's registry: `now` moved by `ago` (`-2 days`).
+/// Date segment `seq` in the branch's registry, its newest row and its seal: `now` moved by
+/// `ago` (`-2 days`).
 fn set_sealed_at(fake: &FakeGitHub, seq: i64, ago: &str) {
     let bytes = fake
         .file_at(BRANCH, common::TRAIL_REGISTRY)
@@ -120,7 +136,9 @@ fn set_sealed_at(fake: &FakeGitHub, seq: i64, ago: &str) {
     Connection::open(&path)
         .and_then(|c| {
             c.execute(
-                "UPDATE trail_segments SET sealed_at = datetime('now', ?1) WHERE seq = ?2",
+                "UPDATE trail_segments SET sealed_at = datetime('now', ?1),
+                                           newest_at = datetime('now', ?1)
+                 WHERE seq = ?2",
                 rusqlite::params![ago, seq],
             )
         })
@@ -200,11 +218,7 @@ fn a_run_a_rerun_and_a_review_that_straddle_a_seal_keep_exact() {
 
     // A review of pull request 7, opened before its run: its escalations are pending though
     // they are in the sealed segment, and the review's rows chain on in the open one.
-    let mut trail = connect(
-        &fake,
-        &config,
-        Reads::Since(Some("2026-11-30T09:00:00Z".to_owned())),
-    );
+    let mut trail = connect(&fake, &config, Reads::PullRequest(now(-1)));
     let mut store = Store::open(&trail.path()).expect("open");
     let pending = store
         .pending_escalations(REPOSITORY, 7, PR_HEAD)
@@ -222,7 +236,7 @@ fn a_run_a_rerun_and_a_review_that_straddle_a_seal_keep_exact() {
         approver: "alice".to_owned(),
         decision: ReviewDecision::Approved,
         reasoning: "looks right".to_owned(),
-        reviewed_at: "2026-12-01T10:00:00Z".to_owned(),
+        reviewed_at: now(0),
         review_id: "501".to_owned(),
     };
     let mut recorded = 0;
@@ -314,20 +328,13 @@ fn a_run_reads_the_newest_segment_and_only_the_sealed_ones_its_window_reaches() 
         .expect("registry")
         .len() as u64;
     assert_eq!(fetched(Reads::Since(None)), registry + size(open));
-    let three_days_ago = Connection::open_in_memory()
-        .and_then(|c| {
-            c.query_row(
-                "SELECT strftime('%Y-%m-%dT%H:%M:%SZ', 'now', '-3 days')",
-                [],
-                |r| r.get::<_, String>(0),
-            )
-        })
-        .expect("time");
     assert_eq!(
-        fetched(Reads::Since(Some(three_days_ago))),
+        fetched(Reads::Since(Some(now(-3)))),
         registry + all,
         "every sealed segment"
     );
+    assert_eq!(fetched(Reads::PullRequest(now(-3))), registry + all);
+    assert_eq!(fetched(Reads::PullRequest(now(-1))), registry + size(open));
     // A document that says it started a year ago reads no more than 90 days back.
     for s in &sealed {
         set_sealed_at(&fake, s.seq, "-200 days");
@@ -337,9 +344,11 @@ fn a_run_reads_the_newest_segment_and_only_the_sealed_ones_its_window_reaches() 
         .expect("registry")
         .len() as u64;
     assert_eq!(
-        fetched(Reads::Since(Some("2025-12-01T00:00:00Z".to_owned()))),
+        fetched(Reads::Since(Some(now(-365)))),
         registry + size(open)
     );
+    // A pull request is GitHub's word: opened a year ago, every segment since is read.
+    assert_eq!(fetched(Reads::PullRequest(now(-365))), registry + all);
 }
 
 /// A single-file trail of `mib` MiB or more, as a version before segments left it: runs whose
@@ -473,4 +482,176 @@ fn two_runs_converting_one_single_file_trail_both_land_once() {
 fn base64_of(bytes: &[u8]) -> String {
     use base64::Engine;
     base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+#[test]
+fn a_seal_on_a_runs_last_row_then_a_quiet_day_leaves_the_next_run_landing() {
+    let fake = FakeGitHub::start();
+    fake.set_repo("octo", "skills");
+    let config = small();
+    // One skill a run: every seal falls on a run's last row and leaves the open segment empty.
+    let one = |n: usize| {
+        let mut run = gate_run(n, 100 + n as u64);
+        run.skills.truncate(1);
+        run
+    };
+    let mut n = 0;
+    loop {
+        n += 1;
+        assert!(n < 200, "no seal after 200 one-row runs");
+        land(&fake, &config, &one(n), Reads::Since(None));
+        if segments(&fake).iter().any(Segment::is_sealed) {
+            break;
+        }
+    }
+    let recorded = segments(&fake);
+    let open = recorded.last().expect("open");
+    assert_eq!((open.rows, open.first_id), (0, None), "{recorded:?}");
+    // A day without runs.
+    for s in recorded.iter().filter(|s| s.is_sealed()) {
+        set_sealed_at(&fake, s.seq, "-1 days");
+    }
+    // The next runs read the newest segment that has rows, chain on from its last row, and
+    // land; the chain holds across the seal.
+    for k in 1..=2 {
+        let mut trail = connect(&fake, &config, Reads::Since(None));
+        assert_eq!(
+            trail.chain_warning(),
+            None,
+            "no break read where there is none"
+        );
+        let run = one(n + k);
+        Store::open(&trail.path())
+            .and_then(|mut s| s.record(&run))
+            .expect("record");
+        let keep = tempfile::tempdir().expect("tempdir");
+        trail.commit(&run, true, keep.path()).expect("lands");
+    }
+    let (rows, _) = whole(&fake);
+    assert_eq!(rows, i64::try_from(n + 2).expect("rows"));
+    fake.assert_no_violations();
+}
+
+#[test]
+fn git_mode_seals_segments_and_reads_only_what_it_needs_from_a_filtering_remote() {
+    use skillgate::config::CommitMode;
+    let remote = tempfile::tempdir().expect("tempdir");
+    let (bare, url) = common::bare_remote(remote.path(), "origin.git");
+    let work = common::Repo::git();
+    common::git(work.path(), &["remote", "add", "origin", &url]);
+    let config = AuditConfig {
+        commit: CommitMode::Git,
+        segment_size: MIN_SEGMENT_SIZE,
+        ..AuditConfig::default()
+    };
+    let session = Session::from_vars(&|_| None, None).expect("session");
+    let read = |path: &str| common::git_file(&bare, &format!("{BRANCH}:{path}"));
+    let registry_at_head = || -> Vec<Segment> {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("registry.db");
+        std::fs::write(&path, read(common::TRAIL_REGISTRY).expect("registry")).expect("write");
+        Store::open_read_only(&path)
+            .and_then(|s| s.segments())
+            .expect("segments")
+    };
+    let mut n = 0;
+    let mut fetched = Vec::new();
+    loop {
+        n += 1;
+        assert!(n < 60, "two seals within 60 runs");
+        let mut trail = audit::connect(&config, &session, work.path(), Reads::Since(None))
+            .expect("connect")
+            .expect("git mode");
+        let run = gate_run(n, 100 + n as u64);
+        Store::open(&trail.path())
+            .and_then(|mut s| s.record(&run))
+            .expect("record");
+        let keep = tempfile::tempdir().expect("tempdir");
+        trail.commit(&run, true, keep.path()).expect("pushed");
+        fetched.push(trail.traffic().fetched);
+        if registry_at_head().iter().filter(|s| s.is_sealed()).count() >= 2 {
+            break;
+        }
+    }
+    // Sealed a day ago: a run reads the registry and the open segment, and lands.
+    let recorded = registry_at_head();
+    let bare_git = |args: &[&str]| common::git(&bare, args);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("registry.db");
+    std::fs::write(&path, read(common::TRAIL_REGISTRY).expect("registry")).expect("write");
+    Connection::open(&path)
+        .and_then(|c| {
+            c.execute_batch(
+                "UPDATE trail_segments SET newest_at = datetime('now', '-1 days'),
+                                           sealed_at = datetime('now', '-1 days')
+                 WHERE sealed_at IS NOT NULL",
+            )
+        })
+        .expect("dated");
+    let seed = tempfile::tempdir().expect("tempdir");
+    common::git(seed.path(), &["init", "-q"]);
+    common::git(seed.path(), &["fetch", "-q", &url, BRANCH]);
+    common::git(seed.path(), &["checkout", "-q", "FETCH_HEAD"]);
+    std::fs::copy(&path, seed.path().join(common::TRAIL_REGISTRY)).expect("copy");
+    common::git(seed.path(), &["commit", "-qam", "seals dated"]);
+    common::git(
+        seed.path(),
+        &["push", "-q", &url, &format!("HEAD:{BRANCH}")],
+    );
+    let mut trail = audit::connect(&config, &session, work.path(), Reads::Since(None))
+        .expect("connect")
+        .expect("git mode");
+    let open = recorded.last().expect("open");
+    let open_bytes = if open.rows > 0 {
+        read(&format!(".skillgate/trail/{}", open.file_name()))
+            .expect("open segment")
+            .len() as u64
+    } else {
+        // Nothing in the open segment: the newest sealed one is read for the chain's tail.
+        let sealed = recorded
+            .iter()
+            .rev()
+            .find(|s| s.is_sealed())
+            .expect("sealed");
+        read(&format!(".skillgate/trail/{}", sealed.file_name()))
+            .expect("sealed segment")
+            .len() as u64
+    };
+    let registry = std::fs::metadata(&path).expect("registry").len();
+    assert_eq!(trail.traffic().fetched, registry + open_bytes);
+    let run = gate_run(n + 1, 500);
+    Store::open(&trail.path())
+        .and_then(|mut s| s.record(&run))
+        .expect("record");
+    let keep = tempfile::tempdir().expect("tempdir");
+    trail
+        .commit(&run, true, keep.path())
+        .expect("pushed on top");
+    // Every row is on the branch once, in one chain, and no file passed the cap by a run.
+    let (rows, _) = {
+        let bytes = common::whole_trail(&|p| read(p)).expect("trail");
+        let whole = dir.path().join("whole.db");
+        std::fs::write(&whole, bytes).expect("write");
+        let store = Store::open_read_only(&whole).expect("open");
+        let report = store.verify_chain().expect("verify");
+        assert!(report.is_intact(), "{:?}", report.breaks);
+        (report.rows, ())
+    };
+    assert_eq!(rows, 5 * (n as u64 + 1));
+    let listed = bare_git(&["ls-tree", "-r", "-l", BRANCH]);
+    for line in listed.lines() {
+        let size: u64 = line
+            .split_whitespace()
+            .nth(3)
+            .and_then(|s| s.parse().ok())
+            .expect("size");
+        // The registry is small; a segment passes the cap by one run at most.
+        let bound = if line.ends_with(common::TRAIL_REGISTRY) {
+            160 << 10
+        } else {
+            MIN_SEGMENT_SIZE + 2 * 16_384
+        };
+        assert!(size <= bound, "{line}");
+    }
+    assert!(!listed.contains(common::TRAIL_SINGLE), "{listed}");
 }

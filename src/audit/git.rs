@@ -286,7 +286,16 @@ impl GitBranch {
                 .filter(|oid| !oid.is_empty());
             oids.push(oid);
         }
-        let wanted: Vec<&str> = oids.iter().flatten().map(String::as_str).collect();
+        // What a server that ignored the filter sent already is not asked for again.
+        let wanted: Vec<&str> = oids
+            .iter()
+            .flatten()
+            .map(String::as_str)
+            .filter(|oid| {
+                self.git(repo, &["cat-file", "-e", oid], None, None)
+                    .is_err()
+            })
+            .collect();
         if !wanted.is_empty() {
             let url = self.origin()?.url;
             let mut args = vec![
@@ -352,7 +361,8 @@ impl GitBranch {
             Some(entries.as_bytes()),
             Some(&index),
         )?;
-        let tree = self.text(repo, &["write-tree"], Some(&index))?;
+        // The parent's other files were not fetched (their contents are the remote's).
+        let tree = self.text(repo, &["write-tree", "--missing-ok"], Some(&index))?;
         let mut args = vec!["commit-tree", "--no-gpg-sign", tree.as_str(), "-m", message];
         if let Some(parent) = parent {
             args.extend(["-p", parent]);
@@ -362,11 +372,14 @@ impl GitBranch {
         let url = self.origin()?.url;
         match self.git(
             repo,
+            // Not thin: a thin pack would take the old versions of the files written as delta
+            // bases, and this repository never fetched them.
             &[
                 "push",
                 "--quiet",
                 "--porcelain",
                 "--no-verify",
+                "--no-thin",
                 &url,
                 &refspec,
             ],
@@ -407,9 +420,12 @@ impl GitBranch {
     ) -> Result<Compacted, GitAuditError> {
         let scratch = self.scratch()?;
         let repo = scratch.path();
-        // A shallow checkout (actions/checkout's default) takes the head only, as its own
-        // fetches do: taking every version of the database would make git rebuild and hash
-        // each one. The count of commits squashed is then unknown.
+        // The head alone, without file contents: the new root commit reuses its tree, which the
+        // remote has. (Pushed from a repository holding the whole history without blobs, git
+        // would try to pack every blob of that tree.)
+        self.fetch(repo, head)?;
+        // A shallow checkout (actions/checkout's default) does not count the commits squashed;
+        // a whole one counts them in a repository of commits alone (`--filter=tree:0`).
         // `audit compact` runs no suite: the checkout's own git answers.
         let shallow = crate::git::checkout()
             .arg("-C")
@@ -419,35 +435,6 @@ impl GitBranch {
             .output()
             .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).trim() == "true");
         let url = self.origin()?.url;
-        if shallow {
-            self.fetch(repo, head)?;
-        } else {
-            let refname = format!("refs/heads/{}", self.name);
-            // The commits and trees; no file's contents (compacting moves no file).
-            let whole = [
-                "fetch",
-                "--quiet",
-                "--no-tags",
-                "--filter=blob:none",
-                "--end-of-options",
-            ];
-            let mut args = whole.to_vec();
-            args.extend([url.as_str(), refname.as_str()]);
-            let fetched = self.git(repo, &args, None, None).is_ok()
-                && self
-                    .git(
-                        repo,
-                        &["cat-file", "-e", &format!("{head}^{{commit}}")],
-                        None,
-                        None,
-                    )
-                    .is_ok();
-            if !fetched {
-                let mut args = whole.to_vec();
-                args.extend([url.as_str(), head]);
-                self.git(repo, &args, None, None)?;
-            }
-        }
         // The commit object itself: in a shallow repository `git log` shows a commit at the
         // boundary without its parents.
         let object = self.text(repo, &["cat-file", "commit", head], None)?;
@@ -461,9 +448,7 @@ impl GitBranch {
         let squashed = if shallow {
             None
         } else {
-            self.text(repo, &["rev-list", "--count", head], None)?
-                .parse()
-                .ok()
+            self.count_commits(head, &url)?
         };
         let tree = format!("{head}^{{tree}}");
         let commit = self.text(
@@ -496,6 +481,43 @@ impl GitBranch {
             Err(err) if is_rejection(&err.message) => Ok(Compacted::Moved),
             Err(err) => Err(err),
         }
+    }
+}
+
+impl GitBranch {
+    /// How many commits `head` has, counted in a scratch repository of commits alone; `None`
+    /// when the server cannot say.
+    fn count_commits(&self, head: &str, url: &str) -> Result<Option<u64>, GitAuditError> {
+        let scratch = self.scratch()?;
+        let repo = scratch.path();
+        let refname = format!("refs/heads/{}", self.name);
+        let fetch = [
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--filter=tree:0",
+            "--end-of-options",
+        ];
+        let mut args = fetch.to_vec();
+        args.extend([url, refname.as_str()]);
+        let have = |repo: &Path| {
+            self.git(
+                repo,
+                &["cat-file", "-e", &format!("{head}^{{commit}}")],
+                None,
+                None,
+            )
+            .is_ok()
+        };
+        if !(self.git(repo, &args, None, None).is_ok() && have(repo)) {
+            let mut args = fetch.to_vec();
+            args.extend([url, head]);
+            self.git(repo, &args, None, None)?;
+        }
+        Ok(self
+            .text(repo, &["rev-list", "--count", head], None)?
+            .parse()
+            .ok())
     }
 }
 

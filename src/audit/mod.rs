@@ -283,19 +283,24 @@ impl Layout {
     }
 }
 
-/// Which rows of a segmented trail a run reads, besides the registry.
+/// Which rows of a segmented trail a run reads, besides the registry. Whatever it asks, the
+/// newest segment that holds rows is read: the chain goes on from its last row.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reads {
     /// The registry alone (templates, the schema): no segment. A single-file trail is read
     /// whole.
     Registry,
-    /// The newest segment, and each sealed segment sealed at or after this moment (RFC 3339;
-    /// `None`: now), less an hour for clocks that disagree: any segment that can hold a row
-    /// written since then. A moment in the future counts as now; one more than 90 days back
-    /// as 90 days back. A run looks up its own idempotency keys in what it reads, so it
-    /// passes the time it started (a results document published later, its run's start); a
-    /// review passes the pull request's creation, before which no row of it exists.
+    /// The newest segment, and each sealed segment whose newest row is at or after this moment
+    /// (RFC 3339; `None`: now), less an hour for clocks that disagree: any segment that can
+    /// hold a row written since then. A run looks up its own idempotency keys in what it reads,
+    /// so it passes the time it started (for a results document published later, its run's
+    /// start). The moment may come from a document a pull request made: one in the future
+    /// counts as now, one more than 90 days back as 90 days back.
     Since(Option<String>),
+    /// Every segment that can hold a row of a pull request opened at this moment (RFC 3339,
+    /// GitHub's word, not bounded): what a review, or a gate run that reads the reviews of a
+    /// head, needs to see every decision and review of it. An unreadable moment reads all.
+    PullRequest(String),
     /// Every segment (`audit compact` verifies the whole chain before it squashes history).
     All,
 }
@@ -764,36 +769,42 @@ fn fetch(
     Ok((Held::Segmented { registry, segments }, fetched))
 }
 
-/// The segments `reads` asks for, oldest first: the newest, and the sealed ones before it back
-/// to the first sealed too long ago.
+/// The segments `reads` asks for, oldest first: the newest (open) one, the sealed ones before
+/// it back to the first whose newest row is older than the moment asked for, and always the
+/// newest segment that holds rows, so the chain's last row is in the copy.
 fn window(store: &Store, recorded: &[Segment], reads: &Reads) -> Result<Vec<Segment>, AuditError> {
-    let with_rows = recorded.iter().filter(|s| s.rows > 0);
-    let since = match reads {
+    let (since, sql) = match reads {
         Reads::Registry => return Ok(Vec::new()),
-        Reads::All => return Ok(with_rows.cloned().collect()),
-        Reads::Since(since) => since,
-    };
-    let threshold: String = store
-        .connection()
-        .query_row(
-            // An hour's margin for clocks; never in the future, never more than 90 days back
-            // (a document or a pull request may say anything; a run reads a bounded window).
+        Reads::All => return Ok(recorded.iter().filter(|s| s.rows > 0).cloned().collect()),
+        // An hour's margin for clocks; never in the future, never more than 90 days back.
+        Reads::Since(since) => (
+            since.as_deref(),
             "SELECT max(min(COALESCE(datetime(?1, '-1 hour'), datetime('now', '-1 hour')),
                             datetime('now', '-1 hour')),
                         datetime('now', '-90 days'))",
-            [since],
-            |row| row.get(0),
-        )
+        ),
+        Reads::PullRequest(opened) => (
+            Some(opened.as_str()),
+            "SELECT min(COALESCE(datetime(?1, '-1 hour'), '0000-00-00 00:00:00'),
+                        datetime('now', '-1 hour'))",
+        ),
+    };
+    let threshold: String = store
+        .connection()
+        .query_row(sql, [since], |row| row.get(0))
         .map_err(|source| StoreError::Read {
             path: store.path().to_path_buf(),
             source,
         })?;
     let mut wanted: Vec<Segment> = Vec::new();
     for segment in recorded.iter().rev() {
-        match &segment.sealed_at {
-            None => {}
-            Some(at) if *at >= threshold => {}
-            Some(_) => break,
+        let recent = match (&segment.newest_at, &segment.sealed_at) {
+            (_, None) => true,
+            (Some(at), _) | (None, Some(at)) => *at >= threshold,
+        };
+        let has_tail = wanted.iter().any(|s| s.rows > 0);
+        if !recent && has_tail {
+            break;
         }
         if segment.rows > 0 {
             wanted.push(segment.clone());

@@ -136,15 +136,20 @@ pub fn check(request: &CheckRequest, progress: &Arc<dyn Progress>) -> Result<Che
 
     // The audit trail is read only now, every suite having ended: in a job that publishes, from
     // the audit branch into a directory made for it; no suite ever saw it.
-    // The newest segment holds this run's rows if a run of this very job recorded them already;
-    // a segment sealed in the last hour is read too.
+    // For a pull request, every segment that can hold its decisions and reviews (a re-run reads
+    // who approved and who asked for changes); else the newest, which holds this run's rows if
+    // a run of this very job recorded them already.
+    let reads = match session.pull().and_then(|p| p.created_at.clone()) {
+        Some(opened) => crate::audit::Reads::PullRequest(opened),
+        None => crate::audit::Reads::Since(None),
+    };
     let (mut trail, db_path) = trail::open_trail(
         plan.write,
         &config,
         &session,
         &repo,
         request.db.as_deref(),
-        crate::audit::Reads::Since(None),
+        reads,
     )?;
     let mut store = Store::open(&db_path)?;
     // Category templates sit between the defaults and the config; a broken one stops the run.

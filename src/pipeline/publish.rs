@@ -162,15 +162,26 @@ pub fn publish(request: &PublishRequest) -> Result<Published, Error> {
             Some("make the document with `skillgate check` in a git checkout"),
         ));
     };
-    // The run's rows may have landed already (a document published again): every segment
-    // sealed since the run started is read.
+    // For a pull request (as GitHub describes it), every segment that can hold its decisions
+    // and reviews; else every segment that can hold the run's own rows (a document published
+    // again), from when the document says the run started.
+    let opened = plan
+        .target
+        .as_ref()
+        .and_then(|(pull, _)| pull.as_ref())
+        .or(session.pull())
+        .and_then(|p| p.created_at.clone());
+    let reads = match opened {
+        Some(opened) => crate::audit::Reads::PullRequest(opened),
+        None => crate::audit::Reads::Since(Some(document.run.started_at.clone())),
+    };
     let (mut trail, db_path) = open_trail(
         plan.write,
         &config,
         &session,
         &repo,
         request.db.as_deref(),
-        crate::audit::Reads::Since(Some(document.run.started_at.clone())),
+        reads,
     )?;
     let mut store = Store::open(&db_path)?;
     // In a pull request's own job without the audit branch, the database in the checkout is

@@ -86,14 +86,19 @@ pub fn review(request: &ReviewRequest) -> Result<Reviewed, Error> {
     let mut notes = plan.notes.clone();
     let mut warnings = plan.warnings.clone();
     warnings.extend(config_warnings);
-    // Every row of this pull request: no segment sealed before it was opened holds one.
+    // Every row of this pull request: no segment whose rows all predate it holds one. A
+    // payload that does not say when it was opened reads the whole trail.
+    let reads = pull
+        .created_at
+        .clone()
+        .map_or(crate::audit::Reads::All, crate::audit::Reads::PullRequest);
     let (mut trail, db_path) = open_trail(
         plan.write,
         &config,
         &session,
         &repo,
         request.db.as_deref(),
-        crate::audit::Reads::Since(pull.created_at.clone()),
+        reads,
     )?;
     // The decisions a review approves are read from the trail: only from one that is
     // skillgate's own, as the branch holds it.

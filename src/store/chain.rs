@@ -104,7 +104,22 @@ pub(super) fn chain_base(conn: &Connection) -> rusqlite::Result<String> {
         Some(first) => segments
             .iter()
             .find(|s| s.first_id == Some(first))
-            .map(|s| s.prev_hash.clone()),
+            .or_else(|| {
+                // Rows past every segment recorded: recorded into a copy of the registry alone.
+                segments.last().filter(|_| {
+                    segments
+                        .iter()
+                        .filter_map(|s| s.last_id)
+                        .all(|id| id < first)
+                })
+            })
+            .map(|s| {
+                if s.first_id == Some(first) {
+                    s.prev_hash.clone()
+                } else {
+                    s.last_hash.clone().unwrap_or_else(|| s.prev_hash.clone())
+                }
+            }),
         None => segments
             .last()
             .map(|s| s.last_hash.clone().unwrap_or_else(|| s.prev_hash.clone())),

@@ -42,6 +42,8 @@ pub struct Segment {
     pub bytes: i64,
     /// The file's sha256, once sealed.
     pub sha256: Option<String>,
+    /// The time of its newest row (`YYYY-MM-DD HH:MM:SS`, UTC), capped at when it was written.
+    pub newest_at: Option<String>,
     pub sealed_at: Option<String>,
 }
 
@@ -65,6 +67,7 @@ impl Segment {
             rows: 0,
             bytes: 0,
             sha256: None,
+            newest_at: None,
             sealed_at: None,
         }
     }
@@ -335,6 +338,15 @@ impl Store {
                 source,
             })?;
             current.bytes = i64::try_from(bytes.len()).unwrap_or(i64::MAX);
+            current.newest_at = self
+                .conn
+                .query_row(
+                    "SELECT min(max(timestamp), datetime('now')) FROM main.approval_history
+                     WHERE id BETWEEN ?1 AND ?2",
+                    params![current.first_id, current.last_id],
+                    |r| r.get(0),
+                )
+                .map_err(|e| self.read_error(e))?;
             if full {
                 current.sha256 = Some(sha256(&bytes));
                 current.sealed_at = Some(
@@ -370,8 +382,13 @@ impl Store {
             .map_err(&rerr)?;
         {
             let conn = rusqlite::Connection::open(&registry).map_err(&rerr)?;
-            conn.execute_batch("PRAGMA foreign_keys = OFF; DELETE FROM approval_history; VACUUM;")
-                .map_err(&rerr)?;
+            // Small pages: every table and index takes one at least, and most hold a few
+            // rows (16 KiB pages would make an almost empty registry 400 KB).
+            conn.execute_batch(
+                "PRAGMA foreign_keys = OFF; DELETE FROM approval_history;
+                 PRAGMA page_size = 4096; VACUUM;",
+            )
+            .map_err(&rerr)?;
         }
         Ok(Split {
             registry,
@@ -395,8 +412,9 @@ impl Store {
         for s in records {
             tx.execute(
                 "INSERT INTO trail_segments
-                    (seq, prev_hash, first_id, last_id, last_hash, rows, bytes, sha256, sealed_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                    (seq, prev_hash, first_id, last_id, last_hash, rows, bytes, sha256,
+                     newest_at, sealed_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 params![
                     s.seq,
                     s.prev_hash,
@@ -406,6 +424,7 @@ impl Store {
                     s.rows,
                     s.bytes,
                     s.sha256,
+                    s.newest_at,
                     s.sealed_at
                 ],
             )
@@ -445,7 +464,8 @@ pub(super) fn segments_of(conn: &rusqlite::Connection) -> rusqlite::Result<Vec<S
         return Ok(Vec::new());
     }
     let mut stmt = conn.prepare(
-        "SELECT seq, prev_hash, first_id, last_id, last_hash, rows, bytes, sha256, sealed_at
+        "SELECT seq, prev_hash, first_id, last_id, last_hash, rows, bytes, sha256, newest_at,
+                sealed_at
          FROM main.trail_segments ORDER BY seq",
     )?;
     let rows = stmt.query_map([], |r| {
@@ -458,7 +478,8 @@ pub(super) fn segments_of(conn: &rusqlite::Connection) -> rusqlite::Result<Vec<S
             rows: r.get(5)?,
             bytes: r.get(6)?,
             sha256: r.get(7)?,
-            sealed_at: r.get(8)?,
+            newest_at: r.get(8)?,
+            sealed_at: r.get(9)?,
         })
     })?;
     rows.collect()

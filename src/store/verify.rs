@@ -222,7 +222,15 @@ impl Store {
             )
             .optional()
             .map_err(read)?;
-        if let Some(issued) = issued.filter(|&seq| seq > last.unwrap_or(0)) {
+        // In a copy holding the newest segments of a trail, ids up to the last the registry
+        // recorded were issued to rows in segments it did not load.
+        let recorded = super::segments::segments_of(conn)
+            .map_err(read)?
+            .iter()
+            .filter_map(|s| s.last_id)
+            .max();
+        let seen = last.unwrap_or(0).max(recorded.unwrap_or(0));
+        if let Some(issued) = issued.filter(|&seq| seq > seen) {
             found.push((
                 last.unwrap_or(0) + 1,
                 BreakKind::TailMissing { last, issued },

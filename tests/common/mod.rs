@@ -310,3 +310,15 @@ pub fn segmented_files(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
     }
     files
 }
+
+/// A bare repository `name` in `dir` that serves what GitHub serves: partial fetches
+/// (`--filter=blob:none`) and objects asked for by id. Returns its path and the `file://` URL
+/// to add as a remote (a plain path would make git copy objects without asking the server).
+pub fn bare_remote(dir: &Path, name: &str) -> (PathBuf, String) {
+    git(dir, &["init", "-q", "--bare", "-b", "main", name]);
+    let bare = dir.join(name);
+    git(&bare, &["config", "uploadpack.allowFilter", "true"]);
+    git(&bare, &["config", "uploadpack.allowAnySHA1InWant", "true"]);
+    let url = format!("file://{}", bare.display());
+    (bare, url)
+}
