@@ -310,10 +310,11 @@ pub enum Reads {
 enum Held {
     /// A single database: the trail before segments, or a local one. Committing converts it.
     Single { file: PathBuf, path: String },
-    /// The registry and the segments read, each as a file of the run's own.
+    /// The registry and the segments read, each as a file of the run's own (and its path on
+    /// the branch).
     Segmented {
         registry: PathBuf,
-        segments: Vec<(Segment, PathBuf)>,
+        segments: Vec<(Segment, PathBuf, String)>,
     },
 }
 
@@ -331,8 +332,16 @@ impl Held {
                     .map_err(|err| AuditError::file("read", registry, err))?;
                 write_private(into, &bytes)?;
                 let mut store = Store::open(into)?;
-                for (segment, file) in segments {
-                    store.load_segment(segment, file)?;
+                for (segment, file, path) in segments {
+                    // Named by its path on the branch, not the run's copy of it.
+                    store.load_segment(segment, file).map_err(|err| match err {
+                        StoreError::Segment { name, message, .. } => StoreError::Segment {
+                            path: PathBuf::from(path),
+                            name,
+                            message,
+                        },
+                        other => other,
+                    })?;
                 }
                 Ok(())
             }
@@ -764,7 +773,7 @@ fn fetch(
         }
         let file = dir.join(segment.file_name());
         write_private(&file, &bytes)?;
-        segments.push((segment, file));
+        segments.push((segment, file, path.clone()));
     }
     Ok((Held::Segmented { registry, segments }, fetched))
 }

@@ -199,8 +199,26 @@ impl Store {
             self.conn
                 .pragma_update(None, "foreign_keys", true)
                 .map_err(read)?;
-            inserted
-                .map_err(|err| problem(format!("its rows cannot join the working copy: {err}")))?;
+            if let Err(err) = inserted {
+                // The likeliest cause named: a row recorded twice, here and in a segment read.
+                let twice: Option<(i64, i64)> = self
+                    .conn
+                    .query_row(
+                        "SELECT s.id, m.id FROM segment.approval_history s
+                         JOIN main.approval_history m ON m.idempotency_key = s.idempotency_key
+                         LIMIT 1",
+                        [],
+                        |r| Ok((r.get(0)?, r.get(1)?)),
+                    )
+                    .optional()
+                    .map_err(read)?;
+                return Err(problem(match twice {
+                    Some((here, there)) => format!(
+                        "its row {here} repeats the idempotency key of row {there}, read before it: the same decision was recorded twice"
+                    ),
+                    None => format!("its rows cannot join the working copy: {err}"),
+                }));
+            }
             Ok(())
         })();
         let detached = self
