@@ -4,6 +4,8 @@
 # read by skillgate and (JUnit) by junit-parser, one process each; counts are checked against
 # what the generator wrote. Each reader runs $RUNS times (default 7) and the median throughput
 # is printed with the range: the VM is shared and single runs vary by ±25 %.
+# The audit trail is measured apart (BENCHMARKS.md, "Audit trail in segments"): skillgate-bench
+# audit-simulate RESULTS.json 10000 DIR (12 min), audit-trail RESULTS.json RUNS DIR (git mode).
 # Figures go to BENCHMARKS.md. Needs ~1 GB free in $BENCH_DIR (default /tmp/skillgate-bench).
 set -euo pipefail
 cd "$(dirname "$0")"

@@ -1,7 +1,12 @@
-//! `audit-trail RESULTS.json RUNS DIR`: simulated gate runs of five decisions each (90 % all
-//! passing, 10 % with up to five failed tests), each recorded into the audit database read from
-//! the audit branch and committed back in `git` mode to a local bare repository, as a CI job
-//! would; then `git gc` and the sizes: the database, bytes per decision row, the packed history.
+//! The audit trail on its branch, measured. `audit-trail RESULTS.json RUNS DIR`: simulated
+//! gate runs of five decisions each (90 % all passing, 10 % with up to five failed tests), each
+//! recorded and committed in `git` mode by the product's code to a local bare repository, as a
+//! CI job would; then the trail's files at the head, the packed history and each run's cost.
+//! `audit-simulate` makes the same trail without pushing; `audit-history` and `audit-compact`
+//! measure the single-file trail of before segments.
+
+mod costs;
+pub mod simulated;
 
 use std::path::Path;
 use std::process::Command;
@@ -105,6 +110,14 @@ fn simulate(template: &GateRun, i: u64, rng: &mut Lcg) -> (GateRun, bool) {
     (run, failing)
 }
 
+/// `audit-trail RESULTS.json RUNS DIR`: the runs, each as a CI job does it in `git` mode with
+/// the product's code: connect (read the registry and the newest segment at the branch's head,
+/// plus any segment sealed within the last hour: `Reads::Since(None)`, as `check` does), record,
+/// commit and push without force. The remote is a local bare repository that keeps pushes as
+/// packs (`receive.unpackLimit 1`) and honours `--filter=blob:none` and blobs wanted by id, as
+/// GitHub does. Every 1,000 runs it gets a `git gc`, outside the runs' timing: GitHub repacks
+/// on its own, and without it thousands of packs slow every push. Each run's wall time (connect +
+/// record + commit) and traffic go to `DIR/runs.csv`.
 pub fn trail(template: &Path, runs: u64, dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let template = load(template)?;
     let _ = std::fs::remove_dir_all(dir);
@@ -112,14 +125,29 @@ pub fn trail(template: &Path, runs: u64, dir: &Path) -> Result<(), Box<dyn std::
     let work = dir.join("work");
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;
     git(dir, &["init", "-q", "--bare", "-b", "main", "origin.git"])?;
-    // Keep what pushes send as packs (GitHub does), and no automatic gc while measuring.
-    git(&bare, &["config", "receive.unpackLimit", "1"])?;
-    git(&bare, &["config", "gc.auto", "0"])?;
+    for (key, value) in [
+        // Keep what pushes send as packs (GitHub does), and no automatic gc while measuring.
+        ("receive.unpackLimit", "1"),
+        ("gc.auto", "0"),
+        // Serve `--filter=blob:none` and blobs asked for by id, as GitHub does.
+        ("uploadpack.allowFilter", "true"),
+        ("uploadpack.allowAnySHA1InWant", "true"),
+    ] {
+        git(&bare, &["config", key, value])?;
+    }
+    // The checkout only names the remote: the product reads and pushes from scratch
+    // repositories of its own. By a `file://` URL, as GitHub's is an `https://` one: git
+    // (2.47) refuses to record a promisor remote whose name starts with `/`, so a partial
+    // fetch from a bare path fails with "missing blob object".
     git(&work, &["init", "-q", "-b", "main"])?;
-    git(&work, &["config", "gc.auto", "0"])?;
     git(
         &work,
-        &["remote", "add", "origin", bare.to_str().ok_or("path")?],
+        &[
+            "remote",
+            "add",
+            "origin",
+            &format!("file://{}", bare.display()),
+        ],
     )?;
     let config = AuditConfig {
         commit: CommitMode::Git,
@@ -127,31 +155,79 @@ pub fn trail(template: &Path, runs: u64, dir: &Path) -> Result<(), Box<dyn std::
     };
     let session = Session::from_vars(&|_| None, None).map_err(|e| e.to_string())?;
     let keep = dir.join("kept");
+    let mut csv = costs::Csv::create(dir)?;
+    let mut all = Vec::with_capacity(runs as usize);
     let mut rng = Lcg(42);
     let started = Instant::now();
+    let mut gc_time = std::time::Duration::ZERO;
     let mut failing_runs = 0;
     for i in 0..runs {
         let (run, failing) = simulate(&template, i, &mut rng);
         failing_runs += u64::from(failing);
-        let mut trail = audit::connect(&config, &session, &work)
-            .map_err(|e| e.to_string())?
+        let clock = Instant::now();
+        let mut trail = audit::connect(&config, &session, &work, audit::Reads::Since(None))
+            .map_err(|e| format!("run {}: {e}", i + 1))?
             .ok_or("no trail")?;
+        let connected = clock.elapsed();
+        // Not timed: which segments the run read, seen in its working copy.
+        let read = segments_loaded(&trail.path())?;
+        let clock = Instant::now();
         let stats = Store::open(&trail.path())
             .and_then(|mut s| s.record(&run))
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| format!("run {}: {e}", i + 1))?;
         trail
             .commit(&run, stats.inserted > 0, &keep)
-            .map_err(|e| e.to_string())?;
-        // A CI job starts from a fresh checkout: drop what this one accumulated.
-        if (i + 1).is_multiple_of(100) {
-            git(&work, &["gc", "--quiet", "--prune=now"])?;
+            .map_err(|e| format!("run {}: {e}", i + 1))?;
+        let ms = (connected + clock.elapsed()).as_secs_f64() * 1e3;
+        let traffic = trail.traffic();
+        let segments = Store::open_read_only(&trail.path())
+            .and_then(|s| s.segments())
+            .map_err(|e| e.to_string())?
+            .len() as u64;
+        let cost = costs::RunCost {
+            run: i + 1,
+            ms,
+            fetched: traffic.fetched,
+            uploaded: traffic.uploaded,
+            segments,
+            read,
+            largest: traffic.largest,
+        };
+        csv.push(&cost)?;
+        all.push(cost);
+        drop(trail);
+        if (i + 1).is_multiple_of(1_000) && i + 1 < runs {
+            let clock = Instant::now();
+            git(&bare, &["gc", "--quiet", "--prune=now"])?;
+            gc_time += clock.elapsed();
             eprintln!(
-                "  {} runs, {:.0} ms per run",
+                "  git gc of the remote after run {}: {:.1} s",
                 i + 1,
-                started.elapsed().as_millis() as f64 / (i + 1) as f64
+                clock.elapsed().as_secs_f64()
+            );
+        }
+        if (i + 1).is_multiple_of(100) {
+            let last: Vec<&costs::RunCost> = all[all.len() - 100..].iter().collect();
+            let avg = |f: fn(&costs::RunCost) -> f64| {
+                last.iter().map(|c| f(c)).sum::<f64>() / last.len() as f64
+            };
+            eprintln!(
+                "  {} runs in {:.0} s: the last 100 {:.0} ms, {:.2} MB fetched, {:.2} MB uploaded per run; {} segments",
+                i + 1,
+                started.elapsed().as_secs_f64(),
+                avg(|c| c.ms),
+                avg(|c| c.fetched as f64) / 1e6,
+                avg(|c| c.uploaded as f64) / 1e6,
+                segments
             );
         }
     }
+    csv.finish()?;
+    eprintln!(
+        "audit-trail: {runs} runs in {:.1} s, of which git gc of the remote {:.1} s",
+        started.elapsed().as_secs_f64(),
+        gc_time.as_secs_f64()
+    );
     report(
         "audit-trail",
         &bare,
@@ -159,11 +235,153 @@ pub fn trail(template: &Path, runs: u64, dir: &Path) -> Result<(), Box<dyn std::
         runs,
         failing_runs,
         started.elapsed(),
-    )
+    )?;
+    report_costs("audit-trail", &all, config.segment_size);
+    Ok(())
 }
 
-/// The sizes once the runs are in: the database at the branch's head, its decision rows, the
-/// repository before and after `git gc`.
+/// The segments whose rows a working copy holds: those the run read from the branch.
+fn segments_loaded(path: &Path) -> Result<u64, String> {
+    if !path.exists() {
+        return Ok(0);
+    }
+    let store = Store::open_read_only(path).map_err(|e| e.to_string())?;
+    let mut loaded = 0;
+    for segment in store.segments().map_err(|e| e.to_string())? {
+        let Some(first) = segment.first_id else {
+            continue;
+        };
+        let here: bool = store
+            .connection()
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM approval_history WHERE id = ?1)",
+                [first],
+                |r| r.get(0),
+            )
+            .map_err(|e| e.to_string())?;
+        loaded += u64::from(here);
+    }
+    Ok(loaded)
+}
+
+/// The cost of run 100, 1,000, 10,000 and the last, and the largest file any run committed.
+fn report_costs(label: &str, all: &[costs::RunCost], cap: u64) {
+    let mb = |bytes: f64| bytes / 1e6;
+    let mut marks: Vec<u64> = [100, 1_000, 10_000, 30_000, 100_000]
+        .into_iter()
+        .filter(|&n| n <= all.len() as u64)
+        .collect();
+    if marks.last() != Some(&(all.len() as u64)) {
+        marks.push(all.len() as u64);
+    }
+    for n in marks {
+        let Some((median, cycle)) = costs::at(all, n) else {
+            continue;
+        };
+        let cycle = cycle.map_or_else(
+            || "no segment sealed yet".to_owned(),
+            |c| {
+                format!(
+                    "mean over the last full segment cycle (runs {}–{}) {:.0} ms, {:.2} MB fetched, {:.2} MB uploaded",
+                    c.from,
+                    c.until,
+                    c.ms,
+                    mb(c.fetched),
+                    mb(c.uploaded)
+                )
+            },
+        );
+        println!(
+            "{label}: run {n}: median of runs {}–{} {:.0} ms, {:.2} MB fetched, {:.2} MB uploaded; {cycle}",
+            median.from,
+            median.until,
+            median.ms,
+            mb(median.fetched),
+            mb(median.uploaded),
+        );
+    }
+    if let Some(biggest) = all.iter().max_by_key(|c| c.largest) {
+        println!(
+            "{label}: the largest file any run committed: {} B at run {} (cap {cap} B, {:+} B)",
+            biggest.largest,
+            biggest.run,
+            biggest.largest as i64 - cap as i64
+        );
+    }
+    if let Some(most) = all.iter().max_by_key(|c| c.read) {
+        println!(
+            "{label}: the most segment files a run read: {} at run {} ({:.2} MB fetched)",
+            most.read,
+            most.run,
+            mb(most.fetched as f64)
+        );
+    }
+}
+
+/// The trail's files at the branch's head: `(path, bytes)`.
+fn head_files(bare: &Path) -> Result<Vec<(String, u64)>, String> {
+    let listing = git(bare, &["ls-tree", "-r", "-l", "skillgate/audit"])?;
+    listing
+        .lines()
+        .map(|line| {
+            // `<mode> blob <id> <size>\t<path>`
+            let (meta, path) = line.split_once('\t').ok_or("ls-tree line")?;
+            let size = meta
+                .split_whitespace()
+                .nth(3)
+                .and_then(|s| s.parse().ok())
+                .ok_or_else(|| format!("ls-tree line {line}"))?;
+            Ok((path.to_owned(), size))
+        })
+        .collect()
+}
+
+fn show(bare: &Path, path: &str, to: &Path) -> Result<(), String> {
+    let out = Command::new("git")
+        .arg("--git-dir")
+        .arg(bare)
+        .args(["show", &format!("skillgate/audit:{path}")])
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!(
+            "git show {path}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    std::fs::write(to, &out.stdout).map_err(|e| e.to_string())
+}
+
+/// The whole trail at the branch's head as one database at `into`: the single file of a trail
+/// written before segments, or the registry with every segment's rows loaded (each checked
+/// against what the registry recorded of it). Returns the segments.
+fn assemble(bare: &Path, into: &Path) -> Result<Vec<skillgate::store::Segment>, String> {
+    let files = head_files(bare)?;
+    let layout = audit::Layout::of(&AuditConfig::default().db);
+    if !files.iter().any(|(path, _)| *path == layout.registry) {
+        show(bare, &layout.single, into)?;
+        return Ok(Vec::new());
+    }
+    show(bare, &layout.registry, into)?;
+    let mut store = Store::open(into).map_err(|e| e.to_string())?;
+    let segments = store.segments().map_err(|e| e.to_string())?;
+    let scratch = into.with_extension("segment");
+    for segment in &segments {
+        if segment.rows == 0 {
+            continue;
+        }
+        show(bare, &layout.segment(segment.seq), &scratch)?;
+        store
+            .load_segment(segment, &scratch)
+            .map_err(|e| e.to_string())?;
+    }
+    let _ = std::fs::remove_file(&scratch);
+    Ok(segments)
+}
+
+/// The sizes once the runs are in: the trail's files at the branch's head (the registry and
+/// every segment, or the single file of a trail written before segments), its decision rows
+/// and whether their chain is intact, the repository before and after `git gc`.
 fn report(
     label: &str,
     bare: &Path,
@@ -172,46 +390,48 @@ fn report(
     failing_runs: u64,
     elapsed: std::time::Duration,
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let db = dir.join("final.db");
-    let bytes = Command::new("git")
-        .arg("--git-dir")
-        .arg(bare)
-        .args(["show", "skillgate/audit:.skillgate/skills.db"])
-        .output()
-        .map_err(|e| e.to_string())?
-        .stdout;
-    std::fs::write(&db, &bytes).map_err(|e| e.to_string())?;
-    let (rows, page_size): (i64, i64) = {
-        let store = Store::open(&db).map_err(|e| e.to_string())?;
-        let conn = store.connection();
-        let count = |sql: &str| {
-            conn.query_row(sql, [], |r| r.get(0))
-                .map_err(|e| e.to_string())
-        };
-        (
-            count("SELECT count(*) FROM approval_history")?,
-            count("PRAGMA page_size")?,
-        )
+    let files = head_files(bare)?;
+    let db_size: u64 = files.iter().map(|(_, size)| size).sum();
+    let (largest_path, largest) = files
+        .iter()
+        .max_by_key(|(_, size)| *size)
+        .cloned()
+        .ok_or("no file at the branch's head")?;
+    let whole = dir.join("whole.db");
+    let _ = std::fs::remove_file(&whole);
+    let segments = assemble(bare, &whole)?;
+    let (rows, intact) = {
+        let store = Store::open_read_only(&whole).map_err(|e| e.to_string())?;
+        let report = store.verify_chain().map_err(|e| e.to_string())?;
+        (report.rows, report.breaks.is_empty())
     };
+    let _ = std::fs::remove_file(&whole);
     let before_gc = du(&bare.join("objects"));
     let gc = Instant::now();
     git(bare, &["gc", "--quiet", "--prune=now"])?;
     let gc = gc.elapsed();
     let packed = du(&bare.join("objects"));
     let commits = git(bare, &["rev-list", "--count", "skillgate/audit"])?;
-    let db_size = bytes.len() as u64;
     println!(
-        "{label}: {runs} runs ({failing_runs} with failures), {rows} decision rows, {commits} commits, \
-         {:.1} s ({:.0} ms per run), git gc {:.1} s",
+        "{label}: {runs} runs ({failing_runs} with failures), {rows} decision rows (chain {}), {commits} commits, \
+         {:.1} s ({:.0} ms per run), final git gc {:.1} s",
+        if intact { "intact" } else { "BROKEN" },
         elapsed.as_secs_f64(),
         elapsed.as_millis() as f64 / runs.max(1) as f64,
         gc.as_secs_f64()
     );
+    let sealed = segments.iter().filter(|s| s.is_sealed()).count();
     println!(
-        "{label}: database {:.2} MB ({page_size}-byte pages), {:.0} bytes per decision row; \
-         history {:.2} MB before gc, {:.2} MB packed = {:.2}x the database",
+        "{label}: at the head {} files, {:.2} MB in all ({} segments, {sealed} sealed); the largest {largest_path}, {largest} B ({:.2} MB); \
+         {:.0} bytes per decision row",
+        files.len(),
         db_size as f64 / 1e6,
+        segments.len(),
+        largest as f64 / 1e6,
         db_size as f64 / rows.max(1) as f64,
+    );
+    println!(
+        "{label}: history {:.2} MB before gc, {:.2} MB packed = {:.2}x the trail's files",
         before_gc as f64 / 1e6,
         packed as f64 / 1e6,
         packed as f64 / db_size.max(1) as f64
@@ -450,7 +670,7 @@ pub fn compact(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
         &work,
         &["fetch", "--quiet", "--depth=1", "origin", "skillgate/audit"],
     )?;
-    let db_size = git_size(&bare, &format!("skillgate/audit:{DB_PATH}"))?;
+    let db_size: u64 = head_files(&bare)?.iter().map(|(_, size)| size).sum();
     let commits = git(&bare, &["rev-list", "--count", "skillgate/audit"])?;
     let started = Instant::now();
     let done = audit::compact(&AuditConfig::default(), &work, "origin", None)
@@ -486,8 +706,8 @@ pub fn compact(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
         done.tag
     );
     println!(
-        "audit-compact: database {:.2} MB; repository with the tag {:.2} MB = {:.2}x; \
-         the branch alone {:.2} MB = {:.2}x the database",
+        "audit-compact: the trail's files {:.2} MB; repository with the tag {:.2} MB = {:.2}x; \
+         the branch alone {:.2} MB = {:.2}x the trail's files",
         db_size as f64 / 1e6,
         repository as f64 / 1e6,
         repository as f64 / db_size.max(1) as f64,
@@ -495,22 +715,4 @@ pub fn compact(dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
         branch as f64 / db_size.max(1) as f64
     );
     Ok(())
-}
-
-fn git_size(bare: &Path, object: &str) -> Result<u64, String> {
-    let out = Command::new("git")
-        .arg("--git-dir")
-        .arg(bare)
-        .args(["cat-file", "-s", object])
-        .output()
-        .map_err(|e| e.to_string())?;
-    String::from_utf8_lossy(&out.stdout)
-        .trim()
-        .parse()
-        .map_err(|_| {
-            format!(
-                "git cat-file -s {object}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            )
-        })
 }

@@ -34,13 +34,17 @@ fn main() -> ExitCode {
         ["audit-history", template, runs, dir] => {
             audit::history(Path::new(template), parse(runs), Path::new(dir))
         }
+        ["audit-simulate", template, runs, dir] => {
+            audit::simulated::trail(Path::new(template), parse(runs), Path::new(dir))
+        }
         ["audit-trail", template, runs, dir] => {
             audit::trail(Path::new(template), parse(runs), Path::new(dir))
         }
         _ => Err(
             "usage: skillgate-bench gen-junit|gen-tap PATH CASES | skillgate|junit-parser PATH \
                   | runner-parallel | runner-overhead RUNS | runner-flood BYTES \
-                  | audit-trail RESULTS.json RUNS DIR | audit-history RESULTS.json RUNS DIR | audit-compact DIR"
+                  | audit-trail RESULTS.json RUNS DIR | audit-simulate RESULTS.json RUNS DIR \
+                  | audit-history RESULTS.json RUNS DIR | audit-compact DIR"
                 .into(),
         ),
     };
