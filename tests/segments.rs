@@ -538,7 +538,11 @@ fn git_mode_seals_segments_and_reads_only_what_it_needs_from_a_filtering_remote(
     let remote = tempfile::tempdir().expect("tempdir");
     let (bare, url) = common::bare_remote(remote.path(), "origin.git");
     let work = common::Repo::git();
-    common::git(work.path(), &["remote", "add", "origin", &url]);
+    // A plain path, as a checkout of a local clone has: git takes it as a `file://` URL.
+    common::git(
+        work.path(),
+        &["remote", "add", "origin", bare.to_str().expect("utf8")],
+    );
     let config = AuditConfig {
         commit: CommitMode::Git,
         segment_size: MIN_SEGMENT_SIZE,

@@ -115,6 +115,13 @@ impl GitBranch {
         } else {
             None
         };
+        // A remote given as a local path: git refuses a promisor remote named by one (it
+        // fetches without file contents), and takes the same repository as a `file://` URL.
+        let url = if Path::new(&url).is_absolute() {
+            format!("file://{url}")
+        } else {
+            url
+        };
         let origin = Origin { url, header };
         pinned.push((self.dir.clone(), self.remote.clone(), origin.clone()));
         Ok(origin)
