@@ -305,6 +305,17 @@ pub enum Reads {
     All,
 }
 
+impl Reads {
+    /// For a pull request GitHub says when it was opened: every segment since
+    /// ([`Reads::PullRequest`]); else `otherwise`.
+    pub fn for_pull(pull: Option<&crate::github::PullRequest>, otherwise: Self) -> Self {
+        match pull.and_then(|p| p.created_at.clone()) {
+            Some(opened) => Self::PullRequest(opened),
+            None => otherwise,
+        }
+    }
+}
+
 /// What the branch held when a run read it.
 #[derive(Debug)]
 enum Held {

@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::SystemTime;
 
+use crate::audit::Reads;
 use crate::discover::Layout;
 use crate::error::Error;
 use crate::gate::{GateRun, ReportedFinding, RunInfo, RunScope, SCHEMA, Tool};
@@ -139,10 +140,7 @@ pub fn check(request: &CheckRequest, progress: &Arc<dyn Progress>) -> Result<Che
     // For a pull request, every segment that can hold its decisions and reviews (a re-run reads
     // who approved and who asked for changes); else the newest, which holds this run's rows if
     // a run of this very job recorded them already.
-    let reads = match session.pull().and_then(|p| p.created_at.clone()) {
-        Some(opened) => crate::audit::Reads::PullRequest(opened),
-        None => crate::audit::Reads::Since(None),
-    };
+    let reads = Reads::for_pull(session.pull(), Reads::Since(None));
     let (mut trail, db_path) = trail::open_trail(
         plan.write,
         &config,

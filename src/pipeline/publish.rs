@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use crate::audit::Reads;
 use crate::error::Error;
 use crate::gate::{DocumentError, GateRun};
 use crate::github::{PullRequest, Session, Token, outputs};
@@ -165,16 +166,12 @@ pub fn publish(request: &PublishRequest) -> Result<Published, Error> {
     // For a pull request (as GitHub describes it), every segment that can hold its decisions
     // and reviews; else every segment that can hold the run's own rows (a document published
     // again), from when the document says the run started.
-    let opened = plan
+    let pull = plan
         .target
         .as_ref()
         .and_then(|(pull, _)| pull.as_ref())
-        .or(session.pull())
-        .and_then(|p| p.created_at.clone());
-    let reads = match opened {
-        Some(opened) => crate::audit::Reads::PullRequest(opened),
-        None => crate::audit::Reads::Since(Some(document.run.started_at.clone())),
-    };
+        .or(session.pull());
+    let reads = Reads::for_pull(pull, Reads::Since(Some(document.run.started_at.clone())));
     let (mut trail, db_path) = open_trail(
         plan.write,
         &config,

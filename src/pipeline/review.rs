@@ -7,6 +7,7 @@ use std::fmt::Write;
 use std::path::PathBuf;
 
 use crate::audit;
+use crate::audit::Reads;
 use crate::config::Config;
 use crate::error::Error;
 use crate::github::publish::{Conclusion, conclude};
@@ -88,10 +89,7 @@ pub fn review(request: &ReviewRequest) -> Result<Reviewed, Error> {
     warnings.extend(config_warnings);
     // Every row of this pull request: no segment whose rows all predate it holds one. A
     // payload that does not say when it was opened reads the whole trail.
-    let reads = pull
-        .created_at
-        .clone()
-        .map_or(crate::audit::Reads::All, crate::audit::Reads::PullRequest);
+    let reads = Reads::for_pull(Some(pull), Reads::All);
     let (mut trail, db_path) = open_trail(
         plan.write,
         &config,

@@ -31,4 +31,15 @@ pub use segments::{
 pub use templates::TemplateProblem;
 pub use trail::{SegmentProblem, SegmentStatus, TrailReport, trail_dir};
 pub use verify::{BreakKind, ChainBreak, ChainReport};
+
+/// The five example skills' run (`tests/fixtures/render/gate-run.json`) as run `n`: a run
+/// whose rows the store's tests record.
+#[cfg(test)]
+pub(crate) fn example_run(n: usize) -> crate::gate::GateRun {
+    let mut run: crate::gate::GateRun =
+        serde_json::from_str(include_str!("../../tests/fixtures/render/gate-run.json"))
+            .expect("fixture");
+    run.run.run_id = Some(format!("run-{n}"));
+    run
+}
 pub use views::{Assembly, TrailView};

@@ -522,13 +522,8 @@ mod tests {
     use super::*;
     use crate::gate::GateRun;
 
-    /// The five example skills' run, as run `n`.
     fn run(n: usize) -> GateRun {
-        let mut run: GateRun =
-            serde_json::from_str(include_str!("../../tests/fixtures/render/gate-run.json"))
-                .expect("fixture");
-        run.run.run_id = Some(format!("run-{n}"));
-        run
+        crate::store::example_run(n)
     }
 
     /// A working copy rebuilt from `dir`'s registry and the segments it records.

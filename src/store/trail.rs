@@ -634,11 +634,7 @@ mod tests {
     use crate::store::{BreakKind, MIN_SEGMENT_SIZE};
 
     fn run(n: usize) -> GateRun {
-        let mut run: GateRun =
-            serde_json::from_str(include_str!("../../tests/fixtures/render/gate-run.json"))
-                .expect("fixture");
-        run.run.run_id = Some(format!("run-{n}"));
-        run
+        crate::store::example_run(n)
     }
 
     /// A working copy at `path` with `runs` runs recorded.
