@@ -290,6 +290,68 @@ fn a_broken_chain_is_not_compacted() {
 }
 
 #[test]
+fn a_trail_cut_from_the_front_is_not_compacted() {
+    let remote = Remote::new();
+    for id in 1..=3 {
+        remote.record(id);
+    }
+    // Someone drops the first run's rows and commits a trail that starts after them: its
+    // records are consistent, its first row chains to a row no longer there.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("skills.db");
+    std::fs::write(&path, remote.whole(BRANCH)).expect("write");
+    let (bytes, link): (Vec<u8>, String) = {
+        let store = Store::open(&path).expect("open");
+        store
+            .connection()
+            .execute_batch("DELETE FROM approval_history WHERE id <= 5")
+            .expect("cut");
+        let link = store
+            .connection()
+            .query_row(
+                "SELECT prev_hash FROM approval_history ORDER BY id LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .expect("link");
+        drop(store);
+        (std::fs::read(&path).expect("read"), link)
+    };
+    let mut files = common::segmented_files(&bytes);
+    // The cut trail's registry records a first segment that starts at row 6, chained to row 5.
+    let registry = dir.path().join("registry.db");
+    std::fs::write(&registry, &files[0].1).expect("write");
+    Connection::open(&registry)
+        .and_then(|c| {
+            c.execute(
+                "UPDATE trail_segments SET prev_hash = ?1 WHERE seq = 1",
+                [&link],
+            )
+        })
+        .expect("records");
+    files[0].1 = std::fs::read(&registry).expect("read");
+    let clone = dir.path().join("clone");
+    git(
+        dir.path(),
+        &["clone", "-q", "-b", BRANCH, path_str(&remote.bare), "clone"],
+    );
+    for (file, bytes) in &files {
+        std::fs::write(clone.join(file), bytes).expect("write");
+    }
+    git(&clone, &["add", "-A"]);
+    git(&clone, &["commit", "-qm", "drop the first run"]);
+    git(&clone, &["push", "-q", "origin", BRANCH]);
+    let before = remote.head();
+    let (code, stdout, stderr) = remote.compact(&[]);
+    assert_eq!(code, 4, "{stdout}{stderr}");
+    assert!(
+        stderr.contains("the chain is broken (row 6") && stderr.contains("refusing to compact"),
+        "{stderr}"
+    );
+    assert_eq!(remote.head(), before);
+}
+
+#[test]
 fn a_shallow_checkout_fetches_the_branch_shallow_and_still_compacts() {
     let remote = Remote::new();
     for id in 1..=3 {

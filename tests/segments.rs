@@ -659,3 +659,72 @@ fn git_mode_seals_segments_and_reads_only_what_it_needs_from_a_filtering_remote(
     }
     assert!(!listed.contains(common::TRAIL_SINGLE), "{listed}");
 }
+
+#[test]
+fn a_registry_whose_records_were_emptied_is_refused_by_runs_verify_and_export() {
+    let fake = FakeGitHub::start();
+    fake.set_repo("octo", "skills");
+    let config = small();
+    land(&fake, &config, &gate_run(1, 7), Reads::Since(None));
+    seal_past(&fake, &config, 1);
+    // Someone empties the records (and the ids issued), leaving the segment files.
+    let bytes = fake
+        .file_at(BRANCH, common::TRAIL_REGISTRY)
+        .expect("registry");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let registry = dir.path().join(".skillgate/registry.db");
+    std::fs::create_dir_all(registry.parent().expect("dir")).expect("mkdir");
+    std::fs::write(&registry, bytes).expect("write");
+    Connection::open(&registry)
+        .and_then(|c| {
+            c.execute_batch(
+                "DELETE FROM trail_segments;
+                 DELETE FROM sqlite_sequence WHERE name = 'approval_history';",
+            )
+        })
+        .expect("emptied");
+    let emptied = std::fs::read(&registry).expect("read");
+    fake.commit_files(
+        BRANCH,
+        &[(common::TRAIL_REGISTRY, &emptied)],
+        "records emptied",
+    );
+    let head = fake.ref_sha(&format!("refs/heads/{BRANCH}"));
+
+    // A run refuses to build on it, and writes nothing.
+    let repo = tempfile::tempdir().expect("tempdir");
+    let err = audit::connect(&config, &session(&fake), repo.path(), Reads::Since(None))
+        .expect_err("refused");
+    assert!(
+        err.to_string().contains(
+            ".skillgate/registry.db records no segment, but .skillgate/trail/000001.db is there"
+        ),
+        "{err}"
+    );
+    assert_eq!(fake.ref_sha(&format!("refs/heads/{BRANCH}")), head);
+
+    // A checkout of the branch: verify says it is not intact; export writes nothing.
+    let trail = dir.path().join(".skillgate/trail");
+    std::fs::create_dir_all(&trail).expect("mkdir");
+    for segment in ["000001.db", "000002.db"] {
+        if let Some(bytes) = fake.file_at(BRANCH, &format!(".skillgate/trail/{segment}")) {
+            std::fs::write(trail.join(segment), bytes).expect("write");
+        }
+    }
+    let mut verify = common::skillgate();
+    verify.args(["audit", "verify", "--db"]).arg(&registry);
+    let (code, stdout, stderr) = common::run(verify);
+    assert_eq!(code, 4, "{stdout}{stderr}");
+    assert!(stdout.contains("000001.db"), "{stdout}");
+    let out = dir.path().join("export.db");
+    let mut export = common::skillgate();
+    export
+        .args(["audit", "export", "--db"])
+        .arg(&registry)
+        .arg("--out")
+        .arg(&out);
+    let (code, stdout, stderr) = common::run(export);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    assert!(stderr.contains("it records no segment, but"), "{stderr}");
+    assert!(!out.exists());
+}

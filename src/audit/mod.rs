@@ -294,8 +294,8 @@ pub enum Reads {
     /// (RFC 3339; `None`: now), less an hour for clocks that disagree: any segment that can
     /// hold a row written since then. A run looks up its own idempotency keys in what it reads,
     /// so it passes the time it started (for a results document published later, its run's
-    /// start). The moment may come from a document a pull request made: one in the future
-    /// counts as now, one more than 90 days back as 90 days back.
+    /// start: a document of a pull request's run is read by the pull request's window). A
+    /// moment in the future counts as now.
     Since(Option<String>),
     /// Every segment that can hold a row of a pull request opened at this moment (RFC 3339,
     /// GitHub's word, not bounded): what a review, or a gate run that reads the reviews of a
@@ -308,9 +308,11 @@ pub enum Reads {
 impl Reads {
     /// For a pull request GitHub says when it was opened: every segment since
     /// ([`Reads::PullRequest`]); else `otherwise`.
+    /// A pull request that does not say when it was opened reads every segment.
     pub fn for_pull(pull: Option<&crate::github::PullRequest>, otherwise: Self) -> Self {
-        match pull.and_then(|p| p.created_at.clone()) {
-            Some(opened) => Self::PullRequest(opened),
+        match pull.map(|p| p.created_at.clone()) {
+            Some(Some(opened)) => Self::PullRequest(opened),
+            Some(None) => Self::All,
             None => otherwise,
         }
     }
@@ -745,6 +747,20 @@ fn fetch(
     let store = schema_checked(&registry, &layout.registry)?;
     let recorded = store.segments()?;
     if recorded.is_empty() {
+        // A registry whose records were emptied would hide every row of the segments and have
+        // the first one written over: the branch must hold none.
+        let first = layout.segment(1);
+        if backend
+            .read(head, std::slice::from_ref(&first))?
+            .pop()
+            .flatten()
+            .is_some()
+        {
+            return Err(tampered(format!(
+                "{} records no segment, but {first} is there",
+                layout.registry
+            )));
+        }
         // A single database at the registry's own path (`[audit] db = ".../registry.db"`).
         drop(store);
         let held = Held::Single {
@@ -796,12 +812,11 @@ fn window(store: &Store, recorded: &[Segment], reads: &Reads) -> Result<Vec<Segm
     let (since, sql) = match reads {
         Reads::Registry => return Ok(Vec::new()),
         Reads::All => return Ok(recorded.iter().filter(|s| s.rows > 0).cloned().collect()),
-        // An hour's margin for clocks; never in the future, never more than 90 days back.
+        // An hour's margin for clocks; never in the future.
         Reads::Since(since) => (
             since.as_deref(),
-            "SELECT max(min(COALESCE(datetime(?1, '-1 hour'), datetime('now', '-1 hour')),
-                            datetime('now', '-1 hour')),
-                        datetime('now', '-90 days'))",
+            "SELECT min(COALESCE(datetime(?1, '-1 hour'), datetime('now', '-1 hour')),
+                        datetime('now', '-1 hour'))",
         ),
         Reads::PullRequest(opened) => (
             Some(opened.as_str()),
@@ -1001,6 +1016,15 @@ pub fn compact(
             })?;
         let path = dir.path().join("whole.db");
         held.assemble(&path)?;
+        // The whole chain from its first row: with the segments' records gone, it must start
+        // at the genesis hash, so rows cut from the front show as a break.
+        Store::open(&path)?
+            .connection()
+            .execute("DELETE FROM trail_segments", [])
+            .map_err(|source| StoreError::Write {
+                path: path.clone(),
+                source,
+            })?;
         let report = Store::open_read_only(&path)?.verify_chain()?;
         if let Some(first) = report.breaks.first() {
             return Err(AuditError::Broken {

@@ -263,12 +263,14 @@ pub fn verify(request: &VerifyRequest) -> Result<Verified, Error> {
     };
     if store.segments()?.is_empty() {
         let chain = store.verify_chain()?;
+        // Segment files beside a database that records none: rows it does not account for.
+        let segment_problems = crate::store::stray_files(&path)?;
         return Ok(Verified {
             db: path,
             schema,
             templates,
             segments: Vec::new(),
-            segment_problems: Vec::new(),
+            segment_problems,
             chain,
             break_segments: Vec::new(),
         });

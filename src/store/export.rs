@@ -42,6 +42,16 @@ pub fn export(source: &Path, out: &Path) -> Result<Exported, StoreError> {
         }
     }
     let dir = trail_dir(source);
+    if segments.is_empty()
+        && let Some(stray) = super::trail::stray_files(source)?.first()
+    {
+        return Err(StoreError::Trail {
+            path: source.to_path_buf(),
+            message: format!(
+                "it records no segment, but {stray}: its rows would be left out; nothing was written"
+            ),
+        });
+    }
     let mut files = Vec::new();
     for segment in &segments {
         if let Some(file) = checked_file(segment, &dir)? {

@@ -29,7 +29,7 @@ pub use segments::{
     file_name as segment_file_name, sha256,
 };
 pub use templates::TemplateProblem;
-pub use trail::{SegmentProblem, SegmentStatus, TrailReport, trail_dir};
+pub use trail::{SegmentProblem, SegmentStatus, TrailReport, stray_files, trail_dir};
 pub use verify::{BreakKind, ChainBreak, ChainReport};
 
 /// The five example skills' run (`tests/fixtures/render/gate-run.json`) as run `n`: a run

@@ -297,6 +297,12 @@ impl Store {
             })
             .map_err(|e| self.read_error(e))?;
 
+        // The newest row time of the segment before the one being written.
+        let mut floor: Option<String> = known
+            .iter()
+            .rev()
+            .find(|s| s.seq < current.seq)
+            .and_then(|s| s.newest_at.clone());
         let mut written: Vec<(Segment, PathBuf)> = Vec::new();
         let mut rows = ids.into_iter().peekable();
         loop {
@@ -356,15 +362,19 @@ impl Store {
                 source,
             })?;
             current.bytes = i64::try_from(bytes.len()).unwrap_or(i64::MAX);
+            // Never older than the segment before's: rows may carry any time a results
+            // document gave them, and a run reading back by this time stops at the first
+            // segment older than what it looks for, so the times must only rise.
             current.newest_at = self
                 .conn
                 .query_row(
-                    "SELECT min(max(timestamp), datetime('now')) FROM main.approval_history
-                     WHERE id BETWEEN ?1 AND ?2",
-                    params![current.first_id, current.last_id],
+                    "SELECT max(min(max(timestamp), datetime('now')), COALESCE(?3, ''))
+                     FROM main.approval_history WHERE id BETWEEN ?1 AND ?2",
+                    params![current.first_id, current.last_id, floor],
                     |r| r.get(0),
                 )
                 .map_err(|e| self.read_error(e))?;
+            floor.clone_from(&current.newest_at);
             if full {
                 current.sha256 = Some(sha256(&bytes));
                 current.sealed_at = Some(
@@ -601,6 +611,45 @@ mod tests {
         let all = assemble(&out, &dir.path().join("all.db"));
         let report = all.verify_chain().expect("verify");
         assert_eq!((report.rows, report.breaks.len()), (205, 0));
+    }
+
+    #[test]
+    fn segment_times_only_rise_whatever_time_rows_carry() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut store = Store::open(&dir.path().join("work.db")).expect("open");
+        // Rows of runs that finished now, then of runs a document dates a year back.
+        for (n, finished) in [(0, "now"), (1, "now"), (2, "old"), (3, "old"), (4, "old")]
+            .into_iter()
+            .chain((5..40).map(|n| (n, "old")))
+        {
+            let mut run = run(n);
+            run.run.finished_at = if finished == "now" {
+                "2026-12-01T10:00:00Z".to_owned()
+            } else {
+                "2025-11-01T10:00:00Z".to_owned()
+            };
+            store.record(&run).expect("record");
+        }
+        store
+            .split(&dir.path().join("out"), MIN_SEGMENT_SIZE)
+            .expect("split");
+        let segments = store.segments().expect("segments");
+        assert!(segments.len() >= 3, "{segments:?}");
+        let times: Vec<&str> = segments
+            .iter()
+            .filter_map(|s| s.newest_at.as_deref())
+            .collect();
+        assert_eq!(
+            times.len(),
+            segments.len() - usize::from(segments.last().is_some_and(|s| s.rows == 0))
+        );
+        assert!(times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+        // The first holds the rows of now; every later one is dated no earlier.
+        assert_eq!(times[0], "2026-12-01 10:00:00");
+        assert!(
+            times.iter().all(|t| *t == "2026-12-01 10:00:00"),
+            "{times:?}"
+        );
     }
 
     #[test]

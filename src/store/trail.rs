@@ -570,6 +570,13 @@ fn scratch_setup(conn: &Connection) -> rusqlite::Result<(i64, Option<(i64, i64)>
 }
 
 /// Every entry of `dir` that is not the file of a recorded segment, by name.
+/// The files in the `trail/` directory beside a database that records no segment: a single
+/// file has none, and a registry whose records were emptied would hide every row in them.
+pub fn stray_files(db: &Path) -> Result<Vec<SegmentProblem>, StoreError> {
+    let dir = trail_dir(db);
+    unlisted(&dir, &[]).map_err(|source| StoreError::Io { path: dir, source })
+}
+
 fn unlisted(dir: &Path, segments: &[Segment]) -> std::io::Result<Vec<SegmentProblem>> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
