@@ -335,7 +335,8 @@ fn a_run_reads_the_newest_segment_and_only_the_sealed_ones_its_window_reaches() 
     );
     assert_eq!(fetched(Reads::PullRequest(now(-3))), registry + all);
     assert_eq!(fetched(Reads::PullRequest(now(-1))), registry + size(open));
-    // A document that says it started a year ago reads no more than 90 days back.
+    // Sealed 200 days ago: a document of a run 100 days ago reads the open segment alone, one
+    // of a run a year ago reads them all.
     for s in &sealed {
         set_sealed_at(&fake, s.seq, "-200 days");
     }
@@ -344,9 +345,12 @@ fn a_run_reads_the_newest_segment_and_only_the_sealed_ones_its_window_reaches() 
         .expect("registry")
         .len() as u64;
     assert_eq!(
-        fetched(Reads::Since(Some(now(-365)))),
+        fetched(Reads::Since(Some(now(-100)))),
         registry + size(open)
     );
+    assert_eq!(fetched(Reads::Since(Some(now(-365)))), registry + all);
+    // A moment in the future is now.
+    assert_eq!(fetched(Reads::Since(Some(now(30)))), registry + size(open));
     // A pull request is GitHub's word: opened a year ago, every segment since is read.
     assert_eq!(fetched(Reads::PullRequest(now(-365))), registry + all);
 }
