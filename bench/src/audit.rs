@@ -112,12 +112,14 @@ fn simulate(template: &GateRun, i: u64, rng: &mut Lcg) -> (GateRun, bool) {
 
 /// `audit-trail RESULTS.json RUNS DIR`: the runs, each as a CI job does it in `git` mode with
 /// the product's code: connect (read the registry and the newest segment at the branch's head,
-/// plus any segment sealed within the last hour: `Reads::Since(None)`, as `check` does), record,
-/// commit and push without force. The remote is a local bare repository that keeps pushes as
-/// packs (`receive.unpackLimit 1`) and honours `--filter=blob:none` and blobs wanted by id, as
-/// GitHub does. Every 1,000 runs it gets a `git gc`, outside the runs' timing: GitHub repacks
-/// on its own, and without it thousands of packs slow every push. Each run's wall time (connect +
-/// record + commit) and traffic go to `DIR/runs.csv`.
+/// plus any sealed segment whose newest row is within the last hour: `Reads::Since(None)`, as
+/// `check` does outside a pull request), record, commit and push without force. Each run is
+/// stamped with the clock, so run it under `faketime` for a realistic pace. The remote is a
+/// local bare repository that keeps pushes as packs (`receive.unpackLimit 1`) and honours
+/// `--filter=blob:none` and blobs wanted by id, as GitHub does. Every 1,000 runs it gets a `git
+/// gc`, outside the runs' timing: GitHub repacks on its own, and without it thousands of packs
+/// slow every push. Each run's wall time (connect + record + commit) and traffic go to
+/// `DIR/runs.csv`.
 pub fn trail(template: &Path, runs: u64, dir: &Path) -> Result<(), Box<dyn std::error::Error>> {
     let template = load(template)?;
     let _ = std::fs::remove_dir_all(dir);
@@ -162,7 +164,12 @@ pub fn trail(template: &Path, runs: u64, dir: &Path) -> Result<(), Box<dyn std::
     let mut gc_time = std::time::Duration::ZERO;
     let mut failing_runs = 0;
     for i in 0..runs {
-        let (run, failing) = simulate(&template, i, &mut rng);
+        let (mut run, failing) = simulate(&template, i, &mut rng);
+        // Stamped with the clock, as `check` stamps a run: a row's time, and so a segment's
+        // `newest_at`, is when the run ended, so the window of the last hour (`Reads::Since`)
+        // follows the pace of the runs (under `faketime`, the trail's clock).
+        run.run.started_at = now();
+        run.run.finished_at = run.run.started_at.clone();
         failing_runs += u64::from(failing);
         let clock = Instant::now();
         let mut trail = audit::connect(&config, &session, &work, audit::Reads::Since(None))
@@ -238,6 +245,11 @@ pub fn trail(template: &Path, runs: u64, dir: &Path) -> Result<(), Box<dyn std::
     )?;
     report_costs("audit-trail", &all, config.segment_size);
     Ok(())
+}
+
+/// Now, as `check` writes a run's times.
+fn now() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
 /// The segments whose rows a working copy holds: those the run read from the branch.

@@ -17,7 +17,8 @@ pub struct RunCost {
     pub uploaded: u64,
     /// Segments the registry records after the run (the open one included).
     pub segments: u64,
-    /// Segment files the run read (the newest, and those sealed within the last hour).
+    /// Segment files the run read (the newest, and sealed ones whose newest row is within the
+    /// last hour).
     pub read: u64,
     /// The largest file the run committed.
     pub largest: u64,
