@@ -614,6 +614,26 @@ mod tests {
     }
 
     #[test]
+    fn a_segment_has_the_registrys_approval_history_columns_in_order() {
+        let columns = |conn: &rusqlite::Connection| -> Vec<(String, String, i64)> {
+            conn.prepare("SELECT name, type, hidden FROM pragma_table_xinfo('approval_history')")
+                .and_then(|mut s| {
+                    s.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                        .collect()
+                })
+                .expect("columns")
+        };
+        let dir = tempfile::tempdir().expect("tempdir");
+        let registry = Store::open(&dir.path().join("registry.db")).expect("open");
+        let segment = dir.path().join("000001.db");
+        new_segment_file(&segment).expect("segment");
+        let segment = rusqlite::Connection::open(&segment).expect("open");
+        let wanted = columns(registry.connection());
+        assert_eq!(wanted.len(), 30);
+        assert_eq!(columns(&segment), wanted);
+    }
+
+    #[test]
     fn segment_times_only_rise_whatever_time_rows_carry() {
         let dir = tempfile::tempdir().expect("tempdir");
         let mut store = Store::open(&dir.path().join("work.db")).expect("open");
