@@ -526,15 +526,7 @@ fn segment(
     // The database lives in memory-backed storage when there is some: fsyncs are not what this
     // measures. `prepare_for_commit` is left out too: it changes nothing in a database that
     // was never in WAL mode, and its integrity check reads the whole file every run.
-    let base = if Path::new("/dev/shm").is_dir() {
-        Path::new("/dev/shm")
-    } else {
-        bare
-    };
-    let scratch = tempfile::Builder::new()
-        .prefix("skillgate-audit-history-")
-        .tempdir_in(base)
-        .map_err(|e| e.to_string())?;
+    let scratch = scratch_dir("skillgate-audit-history-", bare)?;
     let db = scratch.path().join("skills.db");
     let marks = bare.join(format!("segment-{n}.marks"));
     let mut import = FastImport::start(bare, &[format!("--export-marks={}", marks.display())])?;
@@ -602,6 +594,20 @@ fn segment(
         ));
     }
     Ok((ids.into_iter().map(|(_, id)| id).collect(), failing_runs))
+}
+
+/// A directory for a working database, in memory-backed storage when there is some (fsyncs are
+/// not what the benchmarks measure), else in `fallback`.
+pub(crate) fn scratch_dir(prefix: &str, fallback: &Path) -> Result<tempfile::TempDir, String> {
+    let base = if Path::new("/dev/shm").is_dir() {
+        Path::new("/dev/shm")
+    } else {
+        fallback
+    };
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(base)
+        .map_err(|e| e.to_string())
 }
 
 /// A `git fast-import` into `bare`, fed through `input`.

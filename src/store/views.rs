@@ -4,10 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+use rusqlite::Connection;
 use rusqlite::limits::Limit;
-use rusqlite::{Connection, OpenFlags};
 
-use super::open::LATEST_VERSION;
 use super::segments::{Segment, segments_of};
 use super::trail::{checked_file, content_problem, read_only_uri, trail_dir};
 use super::{Store, StoreError};
@@ -48,31 +47,7 @@ impl TrailView {
     /// each segment's own generated column computes, and reads as it does from a single file.
     /// That copy costs memory or temp space proportional to the trail.
     pub fn open(registry: &Path) -> Result<Self, StoreError> {
-        let open_err = |source| StoreError::Open {
-            path: registry.to_path_buf(),
-            source,
-        };
-        let conn = Connection::open_with_flags(
-            registry,
-            OpenFlags::SQLITE_OPEN_READ_ONLY
-                | OpenFlags::SQLITE_OPEN_URI
-                | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(open_err)?;
-        conn.busy_timeout(std::time::Duration::from_secs(10))
-            .map_err(open_err)?;
-        let store = Store {
-            conn,
-            path: registry.to_path_buf(),
-        };
-        let found = store.version()?;
-        if found > LATEST_VERSION {
-            return Err(StoreError::TooNew {
-                path: store.path,
-                found,
-                known: LATEST_VERSION,
-            });
-        }
+        let store = Store::open_read_only(registry)?;
         store.check_schema()?;
         let Store { conn, path } = store;
         let read = |source| StoreError::Read {
@@ -290,7 +265,7 @@ mod tests {
         let mut materialized = TrailView {
             conn: Connection::open_with_flags(
                 &registry,
-                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI,
+                rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_URI,
             )
             .expect("open"),
             path: registry.clone(),

@@ -39,15 +39,7 @@ pub fn trail(template: &Path, runs: u64, dir: &Path) -> Result<(), Box<dyn std::
     git(&bare, &["config", "gc.auto", "0"])?;
     // The working copy lives in memory-backed storage when there is some: fsyncs are not what
     // this measures.
-    let base = if Path::new("/dev/shm").is_dir() {
-        Path::new("/dev/shm")
-    } else {
-        dir
-    };
-    let scratch = tempfile::Builder::new()
-        .prefix("skillgate-audit-simulate-")
-        .tempdir_in(base)
-        .map_err(|e| e.to_string())?;
+    let scratch = super::scratch_dir("skillgate-audit-simulate-", dir)?;
     let work = scratch.path().join("skills.db");
     let out = scratch.path().join("out");
     let config = AuditConfig::default();
