@@ -40,6 +40,131 @@ pub enum Command {
     /// branch's git history.
     #[command(subcommand)]
     Audit(AuditCommand),
+    /// Read the audit trail back as a report for the week: pass-rate trends, skills waiting for
+    /// a human, agent effectiveness, coverage by category, gate performance, Phase-4 skills,
+    /// flaky tests, time to approval and the migration assessment. In a scheduled job it writes
+    /// the job summary, and can keep one tracking issue and remind reviewers.
+    Report(ReportArgs),
+    /// Run one of the seed's named queries (`--list` shows them), or any read-only SQL
+    /// statement, on the audit trail opened read-only.
+    Query(QueryArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The repository whose trail is read (its `[audit]` config, or its audit branch in a
+    /// GitHub job).
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub repo: PathBuf,
+
+    /// The config file [default: .skillgate.toml in the repository, if present].
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// The audit database: a single file, or a segmented trail's registry.db [default: the
+    /// audit branch in a GitHub job; else .skillgate/registry.db in the repository when it
+    /// exists, else `[audit] db`].
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
+
+    /// The window's start: a duration back from --until (`30d`, `12h`, `2w`) or a date
+    /// (`2026-11-01`, `2026-11-01T09:00:00Z`).
+    #[arg(long, default_value = "30d", value_name = "WHEN")]
+    pub since: String,
+
+    /// The window's end (exclusive): a date, or a duration back from now [default: now].
+    #[arg(long, value_name = "WHEN")]
+    pub until: Option<String>,
+
+    /// `markdown` (GitHub: job summary, issue), `html` (one self-contained page), `json`
+    /// (schema skillgate.report/1) or `csv` (one file per section; needs --out DIR).
+    #[arg(long, value_enum, default_value_t = ReportFormat::Markdown)]
+    pub format: ReportFormat,
+
+    /// Write the report here instead of stdout; for `csv`, a directory (made if missing).
+    #[arg(long, value_name = "PATH")]
+    pub out: Option<PathBuf>,
+
+    /// Only this section (repeatable): pass-rates, waiting, effectiveness, coverage,
+    /// gate-performance, phase4, flaky-tests, time-to-approval, migration.
+    #[arg(long = "section", value_name = "NAME", value_parser = parse_section)]
+    pub sections: Vec<crate::report::SectionName>,
+
+    /// Create or update the one open issue with this title and the `skillgate-report` label,
+    /// its body the Markdown report (needs a GitHub job with `issues: write`).
+    #[arg(long, value_name = "TITLE")]
+    pub issue: Option<String>,
+
+    /// Re-request the routed reviewers of every open pull request whose skills have waited
+    /// longer than this (`48h`), with one reminder line in its sticky comment, once per wait.
+    #[arg(long, value_name = "DURATION")]
+    pub remind_after: Option<String>,
+
+    /// The GitHub token [default: $GITHUB_TOKEN]. Prefer the environment: a command line is
+    /// visible to other processes.
+    #[arg(long, value_name = "TOKEN", value_parser = parse_token, hide_default_value = true)]
+    pub token: Option<crate::github::Token>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    Markdown,
+    Html,
+    Json,
+    Csv,
+}
+
+fn parse_section(text: &str) -> Result<crate::report::SectionName, String> {
+    crate::report::SectionName::parse(text).ok_or_else(|| {
+        format!(
+            "no section `{text}`: one of {}",
+            crate::report::SectionName::ALL
+                .iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })
+}
+
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("what").required(true).args(["name", "list", "sql"]))]
+pub struct QueryArgs {
+    /// A named query (see --list).
+    #[arg(value_name = "NAME")]
+    pub name: Option<String>,
+
+    /// List the named queries, one line each.
+    #[arg(long)]
+    pub list: bool,
+
+    /// Run this SQL statement instead; anything that would write is refused.
+    #[arg(long, value_name = "SQL")]
+    pub sql: Option<String>,
+
+    /// A value for a named parameter of the query (`--param skill=api-tester`), repeatable.
+    #[arg(long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+
+    /// The repository whose trail is read.
+    #[arg(long, default_value = ".", value_name = "DIR")]
+    pub repo: PathBuf,
+
+    /// The audit database: a single file, or a segmented trail's registry.db [default:
+    /// .skillgate/registry.db in the repository when it exists, else .skillgate/skills.db].
+    #[arg(long, value_name = "FILE")]
+    pub db: Option<PathBuf>,
+
+    /// `table` (aligned columns), `json` (an array of objects) or `csv`.
+    #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
+    pub format: QueryFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum QueryFormat {
+    Table,
+    Json,
+    Csv,
 }
 
 #[derive(Debug, Subcommand)]

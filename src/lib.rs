@@ -28,6 +28,7 @@ pub mod policy;
 pub mod progress;
 pub mod random;
 pub mod render;
+pub mod report;
 pub mod results;
 pub mod routing;
 pub mod runner;

@@ -38,6 +38,8 @@ fn main() -> ExitCode {
         Command::Publish(args) => commands::publish::run(&args),
         Command::Review(args) => commands::review::run(&args),
         Command::Audit(command) => commands::audit::run(&command),
+        Command::Report(args) => commands::report::run(&args),
+        Command::Query(args) => commands::query::run(&args),
     };
     // Everything printed carries text from the pull request, and a log runs workflow commands:
     // each piece passes through `inert` on its way out.

@@ -72,6 +72,7 @@ const LAYERS: &[(&str, Layer)] = &[
     ("changes", Pure), // what changed, mapped to skills
     ("signals", Pure), // what was measured, as the policy reads it
     ("gate", Pure),    // the results document: built of the layers above, read by edges
+    ("report", Pure),  // the trail's analytics, rendered
     // 6. Domain types: the pure layers' bans, and they import only each other (R7).
     ("skill", Domain),
     ("config", Domain),

@@ -6,6 +6,8 @@ pub mod check;
 pub mod lint;
 pub mod parse;
 pub mod publish;
+pub mod query;
+pub mod report;
 pub mod review;
 
 use crate::warning::Warning;
