@@ -113,8 +113,7 @@ fn rows<T>(
     map: impl FnMut(&Row<'_>) -> rusqlite::Result<T>,
 ) -> rusqlite::Result<Vec<T>> {
     let mut stmt = conn.prepare(sql)?;
-    let out = stmt.query_map(params, map)?.collect();
-    out
+    stmt.query_map(params, map)?.collect()
 }
 
 /// `"88%"` (the seed's form) or a number: coverage as a fraction.
@@ -205,10 +204,8 @@ type Names = BTreeMap<i64, (String, Option<String>, String)>;
 
 fn skill_names(conn: &Connection) -> rusqlite::Result<Names> {
     let mut stmt = conn.prepare("SELECT id, name, skill_dir, category FROM skills")?;
-    let out = stmt
-        .query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?))))?
-        .collect();
-    out
+    stmt.query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?))))?
+        .collect()
 }
 
 /// The heads of pull requests (each pull request's latest head the gate decided on) where a
