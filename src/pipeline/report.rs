@@ -105,6 +105,15 @@ pub fn report(request: &ReportRequest) -> Result<Reported, Error> {
         _ => None,
     };
     let view = match &branch {
+        Some(trail) if !trail.path().is_file() => {
+            return Err(Error::usage(
+                format!(
+                    "the audit branch {} holds no trail yet: there is nothing to report",
+                    trail.branch()
+                ),
+                Some("a gate run that publishes creates it (see docs/workflows/)"),
+            ));
+        }
         Some(trail) => {
             warnings.extend(
                 trail
