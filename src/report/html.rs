@@ -36,6 +36,7 @@ header dt{font-weight:600}header dd{margin:0 0 0 .35rem}header div{display:flex}
 table{border-collapse:collapse;font-size:.9rem;margin:.5rem 0}
 th,td{border:1px solid var(--border);padding:.3rem .6rem;text-align:left;vertical-align:top}
 thead th{background:var(--stripe)}
+caption{caption-side:top;text-align:left}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 code{font:.85em ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;overflow-wrap:anywhere}
 small{color:var(--muted)}
