@@ -476,3 +476,21 @@ fn each_format_of_the_fixed_history() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_segmented_trail_reports_as_its_single_file_does() {
+    let repo = Repo::plain();
+    let db = repo.path().join("trail.db");
+    history(&db);
+    let whole = report_json(&db, &[]);
+    // `split` records the segments in the file it splits: it is the working copy of a run.
+    let split = repo.path().join("segmented");
+    let written = skillgate::store::Store::open(&db)
+        .expect("open")
+        .split(&split, skillgate::store::MIN_SEGMENT_SIZE)
+        .expect("split");
+    assert_eq!(written.segments.len(), 1, "{:?}", written.segments);
+    let segmented = report_json(&written.registry, &[]);
+    assert_eq!(segmented, whole);
+    assert_eq!(segmented["decisions_total"], 8);
+}
