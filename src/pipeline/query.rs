@@ -76,16 +76,26 @@ pub fn run(request: &QueryRequest) -> Result<Rows, Error> {
         };
         binds.push((full.clone(), bind));
     }
-    if let Some((key, _)) = params.iter().find(|(k, _)| !wanted.iter().any(|(_, w)| w == k)) {
+    if let Some((key, _)) = params
+        .iter()
+        .find(|(k, _)| !wanted.iter().any(|(_, w)| w == k))
+    {
         let takes = match wanted.len() {
             0 => "takes no parameters".to_owned(),
             _ => format!(
                 "takes {}",
-                wanted.iter().map(|(_, k)| k.as_str()).collect::<Vec<_>>().join(", ")
+                wanted
+                    .iter()
+                    .map(|(_, k)| k.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         };
         return Err(Error::usage(
-            format!("unknown parameter {key}: `{}` {takes}", prepared.statement()),
+            format!(
+                "unknown parameter {key}: `{}` {takes}",
+                prepared.statement()
+            ),
             None,
         ));
     }
@@ -127,7 +137,11 @@ fn find(name: &str) -> Result<&'static NamedQuery, Error> {
 }
 
 fn value_hint(key: &str) -> &'static str {
-    if key == "SKILL_ID" { "ID|NAME" } else { "VALUE" }
+    if key == "SKILL_ID" {
+        "ID|NAME"
+    } else {
+        "VALUE"
+    }
 }
 
 /// `--param NAME=VALUE`s as (name, value), each name once.
@@ -149,10 +163,7 @@ fn parse_params(params: &[String]) -> Result<Vec<(String, String)>, Error> {
             ));
         }
         if out.iter().any(|(k, _)| k == key) {
-            return Err(Error::usage(
-                format!("--param {key} is given twice"),
-                None,
-            ));
+            return Err(Error::usage(format!("--param {key} is given twice"), None));
         }
         out.push((key.to_owned(), value.to_owned()));
     }
@@ -217,7 +228,9 @@ fn skill_id(guard: &Guard<'_>, name: &str, path: &Path) -> Result<i64, Error> {
                     many.len(),
                     candidates.join(", ")
                 ),
-                help: Some("pass the id (--param SKILL_ID=ID), or the skill's directory".to_owned()),
+                help: Some(
+                    "pass the id (--param SKILL_ID=ID), or the skill's directory".to_owned(),
+                ),
             })
         }
     }
@@ -298,16 +311,25 @@ pub fn table(rows: &Rows) -> String {
         return count;
     }
     let header: Vec<String> = rows.columns.iter().map(|c| shown(c)).collect();
-    let body: Vec<Vec<(String, bool)>> = rows
-        .rows
-        .iter()
-        .map(|row| row.iter().map(|cell| (table_cell(cell), is_number(cell))).collect())
-        .collect();
+    // A column of numbers (NULLs aside) is right-aligned, its NULLs and header too.
     let numeric: Vec<bool> = (0..header.len())
         .map(|i| {
             let cells = rows.rows.iter().filter_map(|r| r.get(i));
             let mut values = cells.filter(|c| !matches!(c, Cell::Null)).peekable();
             values.peek().is_some() && values.all(is_number)
+        })
+        .collect();
+    let body: Vec<Vec<(String, bool)>> = rows
+        .rows
+        .iter()
+        .map(|row| {
+            row.iter()
+                .zip(&numeric)
+                .map(|(cell, numeric)| {
+                    let right = is_number(cell) || (*numeric && matches!(cell, Cell::Null));
+                    (table_cell(cell), right)
+                })
+                .collect()
         })
         .collect();
     let widths: Vec<usize> = (0..header.len())
@@ -334,7 +356,13 @@ pub fn table(rows: &Rows) -> String {
             .collect();
         format!("{}\n", padded.join("  ").trim_end())
     };
-    let mut out = line(header.iter().map(String::as_str).zip(numeric.iter().copied()).collect());
+    let mut out = line(
+        header
+            .iter()
+            .map(String::as_str)
+            .zip(numeric.iter().copied())
+            .collect(),
+    );
     let dashes: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
     out.push_str(&line(dashes.iter().map(|d| (d.as_str(), false)).collect()));
     for row in &body {
@@ -513,7 +541,12 @@ mod tests {
 
     fn sample() -> Rows {
         Rows {
-            columns: vec!["id".into(), "name".into(), "pass_rate".into(), "note".into()],
+            columns: vec![
+                "id".into(),
+                "name".into(),
+                "pass_rate".into(),
+                "note".into(),
+            ],
             rows: vec![
                 vec![
                     Cell::Integer(1),
@@ -546,6 +579,11 @@ mod tests {
             rows: vec![],
         };
         assert_eq!(table(&empty), "a\n-\n(0 rows)\n");
+        let with_null = Rows {
+            columns: vec!["n".into()],
+            rows: vec![vec![Cell::Integer(10)], vec![Cell::Null]],
+        };
+        assert_eq!(table(&with_null), "   n\n----\n  10\nNULL\n(2 rows)\n");
         assert_eq!(table(&Rows::default()), "(0 rows)\n");
     }
 
@@ -553,7 +591,10 @@ mod tests {
     fn a_long_cell_and_a_long_blob_are_cut() {
         let rows = Rows {
             columns: vec!["t".into(), "b".into()],
-            rows: vec![vec![Cell::Text("x".repeat(100)), Cell::Blob(vec![0xab; 100])]],
+            rows: vec![vec![
+                Cell::Text("x".repeat(100)),
+                Cell::Blob(vec![0xab; 100]),
+            ]],
         };
         let text = table(&rows);
         let line = text.lines().nth(2).expect("row");
@@ -561,7 +602,15 @@ mod tests {
         assert_eq!(t, format!("{}…", "x".repeat(59)));
         assert_eq!(b, format!("x'{}…'", "ab".repeat(24)));
         assert_eq!(text.lines().count(), 4);
-        assert_eq!(table(&Rows { columns: vec!["x".into()], rows: vec![vec![Cell::Null]] }).lines().last(), Some("(1 row)"));
+        assert_eq!(
+            table(&Rows {
+                columns: vec!["x".into()],
+                rows: vec![vec![Cell::Null]]
+            })
+            .lines()
+            .last(),
+            Some("(1 row)")
+        );
     }
 
     #[test]
@@ -573,7 +622,11 @@ mod tests {
         );
         let twice = Rows {
             columns: vec!["a".into(), "a".into(), "z".into()],
-            rows: vec![vec![Cell::Integer(1), real(f64::INFINITY, "Inf"), Cell::Text("x".into())]],
+            rows: vec![vec![
+                Cell::Integer(1),
+                real(f64::INFINITY, "Inf"),
+                Cell::Text("x".into()),
+            ]],
         };
         let doc: serde_json::Value = serde_json::from_str(&json(&twice)).expect("valid");
         assert_eq!(doc, serde_json::json!([{"a": 1, "a_2": "Inf", "z": "x"}]));
@@ -607,7 +660,9 @@ mod tests {
         for yes in ["0", "-1", "+2.5", ".5", "5.", "1e3", "1.0e+20", "-0.957"] {
             assert!(is_plain_number(yes), "{yes}");
         }
-        for no in ["", "-", ".", "e3", "1e", "1-2", "0x10", "1,5", "--1", "1 ", "Inf"] {
+        for no in [
+            "", "-", ".", "e3", "1e", "1-2", "0x10", "1,5", "--1", "1 ", "Inf",
+        ] {
             assert!(!is_plain_number(no), "{no}");
         }
         assert_eq!(bind("3"), Bind::Integer(3));
@@ -620,9 +675,17 @@ mod tests {
     fn params_are_name_equals_value_each_once() {
         assert_eq!(
             parse_params(&["SKILL_ID=a=b".into(), "x=".into()]).expect("ok"),
-            vec![("SKILL_ID".into(), "a=b".into()), ("x".into(), String::new())]
+            vec![
+                ("SKILL_ID".into(), "a=b".into()),
+                ("x".into(), String::new())
+            ]
         );
-        for bad in [vec!["SKILL_ID"], vec!["$SKILL_ID=3"], vec!["=3"], vec!["a=1", "a=2"]] {
+        for bad in [
+            vec!["SKILL_ID"],
+            vec!["$SKILL_ID=3"],
+            vec!["=3"],
+            vec!["a=1", "a=2"],
+        ] {
             let params: Vec<String> = bad.iter().map(|s| (*s).to_owned()).collect();
             let err = parse_params(&params).expect_err("refused");
             assert_eq!(err.exit_code(), crate::exit_codes::USAGE, "{bad:?}");
@@ -640,19 +703,27 @@ mod tests {
         let err = find("zzz").expect_err("unknown");
         assert_eq!(err.help(), Some("`skillgate query --list` names them all"));
         assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(closest("steddy", ["steady", "shaky", "untested"].into_iter()), ["steady"]);
+        assert_eq!(
+            closest("steddy", ["steady", "shaky", "untested"].into_iter()),
+            ["steady"]
+        );
     }
 
     #[test]
     fn the_list_has_a_line_each_aligned() {
         let text = list();
         assert_eq!(text.lines().count(), CATALOG.len());
-        let column = text.lines().map(|l| l.find("  ").map(|i| i + l[i..].len() - l[i..].trim_start().len()));
+        let column = text.lines().map(|l| {
+            l.find("  ")
+                .map(|i| i + l[i..].len() - l[i..].trim_start().len())
+        });
         let starts: Vec<_> = column.collect();
         assert!(starts.windows(2).all(|w| w[0] == w[1]), "{text}");
         assert!(
-            text.lines().next().is_some_and(|l| l.starts_with("pass-rate-trend ")
-                && l.ends_with(" (--param SKILL_ID=ID|NAME)")),
+            text.lines()
+                .next()
+                .is_some_and(|l| l.starts_with("pass-rate-trend ")
+                    && l.ends_with(" (--param SKILL_ID=ID|NAME)")),
             "{text}"
         );
     }

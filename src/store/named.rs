@@ -259,7 +259,11 @@ mod tests {
     #[test]
     fn each_query_is_a_seed_select_verbatim() {
         for query in CATALOG {
-            assert!(SEED.contains(query.sql), "{} is not the seed's text", query.name);
+            assert!(
+                SEED.contains(query.sql),
+                "{} is not the seed's text",
+                query.name
+            );
             assert!(query.sql.starts_with("SELECT\n"), "{}", query.name);
             assert!(query.sql.ends_with(';'), "{}", query.name);
             for param in query.params {
@@ -289,9 +293,16 @@ mod tests {
         names.dedup();
         assert_eq!(names.len(), CATALOG.len());
         for query in CATALOG {
-            assert!(!query.summary.contains('\n') && query.summary.len() <= 90, "{}", query.name);
+            assert!(
+                !query.summary.contains('\n') && query.summary.len() <= 90,
+                "{}",
+                query.name
+            );
         }
-        assert_eq!(find("gate-performance").map(|q| q.source), Some("seed section 7, query 5"));
+        assert_eq!(
+            find("gate-performance").map(|q| q.source),
+            Some("seed section 7, query 5")
+        );
         assert_eq!(find("nope"), None);
     }
 }

@@ -66,7 +66,10 @@ pub enum Cell {
     Null,
     Integer(i64),
     /// A REAL and the text SQLite makes of it (`CAST(x AS TEXT)`): `1.0`, `0.957`, `1.0e+20`.
-    Real { value: f64, text: String },
+    Real {
+        value: f64,
+        text: String,
+    },
     Text(String),
     Blob(Vec<u8>),
 }
@@ -94,7 +97,10 @@ pub enum Refusal {
     Attach,
     Detach,
     /// A pragma that is not on the read-only list, or is given a value to set.
-    Pragma { name: String, value: Option<String> },
+    Pragma {
+        name: String,
+        value: Option<String>,
+    },
     Transaction,
     Function(String),
     /// Neither a query nor a read-only pragma: its first word.
@@ -108,7 +114,10 @@ impl std::fmt::Display for Refusal {
             Self::Write(Some(what)) => write!(f, "would write to the audit trail ({what})"),
             Self::Attach => f.write_str("would attach another database file"),
             Self::Detach => f.write_str("would detach one of the trail's databases"),
-            Self::Pragma { name, value: Some(value) } => {
+            Self::Pragma {
+                name,
+                value: Some(value),
+            } => {
                 write!(f, "would set pragma {name} to {value}")
             }
             Self::Pragma { name, value: None } => {
@@ -233,12 +242,13 @@ impl<'c> Guard<'c> {
         }
         let mut parameters = Vec::new();
         for index in 1..=stmt.parameter_count() {
+            // `?` has no name, `?NNN` is named by its number: neither can be given by name.
             match stmt.parameter_name(index) {
-                Some(name) => parameters.push(name.to_owned()),
-                None => {
+                Some(name) if !name.starts_with('?') => parameters.push(name.to_owned()),
+                named => {
                     return Err(QueryError::Positional {
                         statement,
-                        parameter: format!("?{index}"),
+                        parameter: named.map_or_else(|| format!("?{index}"), str::to_owned),
                     });
                 }
             }
@@ -277,7 +287,7 @@ impl<'c> Guard<'c> {
             };
             bound.map_err(failed)?;
         }
-        let columns: Vec<String> = stmt.column_names().into_iter().map(str::to_owned).collect();
+        let columns: Vec<String> = stmt.column_names().map(str::to_owned).collect();
         self.set_deadline(Some(Instant::now() + limits.time));
         let result = self.collect(&mut stmt, columns.len(), limits.bytes);
         self.set_deadline(None);
@@ -341,7 +351,9 @@ impl<'c> Guard<'c> {
                         };
                         Cell::Real { value, text }
                     }
-                    ValueRef::Text(bytes) => Cell::Text(String::from_utf8_lossy(bytes).into_owned()),
+                    ValueRef::Text(bytes) => {
+                        Cell::Text(String::from_utf8_lossy(bytes).into_owned())
+                    }
                     ValueRef::Blob(bytes) => Cell::Blob(bytes.to_vec()),
                 };
                 used = used.saturating_add(match &cell {
@@ -436,9 +448,7 @@ fn refused(action: &AuthAction<'_>) -> Option<Refusal> {
         }
         AuthAction::Attach { .. } => Some(Refusal::Attach),
         AuthAction::Detach { .. } => Some(Refusal::Detach),
-        AuthAction::Transaction { .. } | AuthAction::Savepoint { .. } => {
-            Some(Refusal::Transaction)
-        }
+        AuthAction::Transaction { .. } | AuthAction::Savepoint { .. } => Some(Refusal::Transaction),
         AuthAction::Insert { table_name } => write(format!("insert into {table_name}")),
         AuthAction::Update { table_name, .. } => write(format!("update {table_name}")),
         AuthAction::Delete { table_name } => write(format!("delete from {table_name}")),
@@ -461,7 +471,9 @@ fn refused_kind(word: &str) -> Option<Refusal> {
         "SELECT" | "WITH" | "VALUES" | "EXPLAIN" | "PRAGMA" => None,
         "INSERT" | "REPLACE" | "UPDATE" | "DELETE" | "CREATE" | "DROP" | "ALTER" => write(None),
         "REINDEX" | "ANALYZE" => write(Some("it rebuilds indexes or statistics")),
-        "VACUUM" => write(Some("VACUUM rewrites the database, VACUUM INTO writes a new file")),
+        "VACUUM" => write(Some(
+            "VACUUM rewrites the database, VACUUM INTO writes a new file",
+        )),
         "ATTACH" => Some(Refusal::Attach),
         "DETACH" => Some(Refusal::Detach),
         "BEGIN" | "COMMIT" | "END" | "ROLLBACK" | "SAVEPOINT" | "RELEASE" => {
@@ -490,7 +502,12 @@ fn split_first(sql: &str) -> (&str, &str) {
     while i < bytes.len() {
         match bytes[i] {
             b'\'' | b'"' | b'`' => i = quoted_end(bytes, i, bytes[i]),
-            b'[' => i = bytes[i..].iter().position(|&b| b == b']').map_or(bytes.len(), |p| i + p + 1),
+            b'[' => {
+                i = bytes[i..]
+                    .iter()
+                    .position(|&b| b == b']')
+                    .map_or(bytes.len(), |p| i + p + 1)
+            }
             b'-' if bytes.get(i + 1) == Some(&b'-') => i = line_comment_end(bytes, i),
             b'/' if bytes.get(i + 1) == Some(&b'*') => i = block_comment_end(bytes, i),
             b';' => return (&sql[..=i], &sql[i + 1..]),
@@ -617,7 +634,10 @@ mod tests {
 
     #[test]
     fn an_excerpt_is_one_line_of_at_most_80_characters() {
-        assert_eq!(excerpt("\n  DELETE\n  FROM\tskills ;\n"), "DELETE FROM skills");
+        assert_eq!(
+            excerpt("\n  DELETE\n  FROM\tskills ;\n"),
+            "DELETE FROM skills"
+        );
         let long = format!("SELECT {}", "x, ".repeat(40));
         let cut = excerpt(&long);
         assert_eq!(cut.chars().count(), 81);
@@ -795,10 +815,17 @@ mod tests {
         };
         let err = guard.run(prepared, &[], limits).expect_err("interrupted");
         assert!(matches!(err, QueryError::TimedOut { .. }), "{err}");
-        assert!(err.to_string().ends_with("ran past the time limit of 200ms"), "{err}");
+        assert!(
+            err.to_string()
+                .ends_with("ran past the time limit of 200ms"),
+            "{err}"
+        );
         assert!(started.elapsed() < Duration::from_secs(10));
         // The deadline is cleared: the next statement runs.
-        assert_eq!(run(&guard, "SELECT 2").expect("next").rows, vec![vec![Cell::Integer(2)]]);
+        assert_eq!(
+            run(&guard, "SELECT 2").expect("next").rows,
+            vec![vec![Cell::Integer(2)]]
+        );
     }
 
     #[test]
@@ -813,6 +840,9 @@ mod tests {
             ..Limits::default()
         };
         let err = guard.run(prepared, &[], limits).expect_err("too large");
-        assert!(matches!(err, QueryError::TooLarge { limit: 10_000, .. }), "{err}");
+        assert!(
+            matches!(err, QueryError::TooLarge { limit: 10_000, .. }),
+            "{err}"
+        );
     }
 }
