@@ -47,7 +47,7 @@ const PRAGMAS_BARE: &[&str] = &[
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     pub time: Duration,
-    /// The bytes of text and blobs (and 16 a number) the rows may hold in all.
+    /// The bytes the rows may hold in memory, about: each cell's size and its text or blob.
     pub bytes: usize,
 }
 
@@ -356,11 +356,15 @@ impl<'c> Guard<'c> {
                     }
                     ValueRef::Blob(bytes) => Cell::Blob(bytes.to_vec()),
                 };
-                used = used.saturating_add(match &cell {
-                    Cell::Text(s) => s.len(),
-                    Cell::Blob(b) => b.len(),
-                    _ => 16,
-                });
+                used = used.saturating_add(
+                    std::mem::size_of::<Cell>()
+                        + match &cell {
+                            Cell::Text(s) => s.len(),
+                            Cell::Blob(b) => b.len(),
+                            Cell::Real { text, .. } => text.len(),
+                            Cell::Null | Cell::Integer(_) => 0,
+                        },
+                );
                 if used > budget {
                     return Err(Collect::TooLarge);
                 }
@@ -665,11 +669,13 @@ mod tests {
             guard.take_refusal(),
             Some(Refusal::Write(Some("insert into skills".to_owned())))
         );
-        let direct = guard.conn.prepare("VACUUM INTO '/nonexistent/x.db'");
-        // VACUUM has no authorizer code: the first-word check and `readonly` refuse it.
-        if let Ok(stmt) = direct {
-            assert!(!stmt.readonly());
-        }
+        // VACUUM has no authorizer code: the first-word check refuses it, and `readonly` would.
+        let direct = guard
+            .conn
+            .prepare("VACUUM INTO '/nonexistent/x.db'")
+            .expect("prepares");
+        assert!(!direct.readonly());
+        drop(direct);
         let count: i64 = conn_count(&guard);
         assert_eq!(count, 3);
     }
