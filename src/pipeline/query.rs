@@ -466,12 +466,15 @@ fn json_string(text: &str) -> String {
     serde_json::Value::String(text.to_owned()).to_string()
 }
 
-/// The rows as CSV: a header line, then one record a row, each field through [`csv_field`].
+/// The rows as CSV: a header line, then one record a row, each field through [`crate::report::csv::field`].
 /// Records end with `\n` (not RFC 4180's CRLF: a carriage return would be a control character
 /// on the way out). NULL is an empty field, a real SQLite's text, a blob its hex.
 pub fn csv(rows: &Rows) -> String {
     let record = |fields: Vec<String>| {
-        let quoted: Vec<String> = fields.iter().map(|f| csv_field(f)).collect();
+        let quoted: Vec<String> = fields
+            .iter()
+            .map(|f| crate::report::csv::field(f))
+            .collect();
         format!("{}\n", quoted.join(","))
     };
     let mut out = record(rows.columns.clone());
@@ -489,23 +492,6 @@ pub fn csv(rows: &Rows) -> String {
         ));
     }
     out
-}
-
-/// One CSV field, RFC 4180: quoted when it holds a comma, a quote or a line break, its quotes
-/// doubled. A field a spreadsheet would run as a formula (it starts with `=`, `+`, `-`, `@`, a
-/// tab or a carriage return) gets a `'` in front, unless it is a plain number (`-1.5`).
-pub fn csv_field(field: &str) -> String {
-    let formula = field.starts_with(['=', '+', '-', '@', '\t', '\r']) && !is_plain_number(field);
-    let field = if formula {
-        format!("'{field}")
-    } else {
-        field.to_owned()
-    };
-    if field.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", field.replace('"', "\"\""))
-    } else {
-        field
-    }
 }
 
 /// `-1`, `+2.5`, `.5`, `1e-3`, `1.0e+20`: a sign, digits with at most one point, an exponent.
@@ -639,20 +625,29 @@ mod tests {
             csv(&sample()),
             "id,name,pass_rate,note\n1,steady,1.0,\n12,\"line\nforged\t\u{1b}[2J\",0.6,dead\n"
         );
-        assert_eq!(csv_field("plain"), "plain");
-        assert_eq!(csv_field("a,b"), "\"a,b\"");
-        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
-        assert_eq!(csv_field("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
-        assert_eq!(csv_field("+1+cmd|' /C calc'!A0"), "'+1+cmd|' /C calc'!A0");
-        assert_eq!(csv_field("@SUM(A1)"), "'@SUM(A1)");
-        assert_eq!(csv_field("\tx"), "'\tx");
-        assert_eq!(csv_field("\rx"), "\"'\rx\"");
-        assert_eq!(csv_field("-2.5"), "-2.5");
-        assert_eq!(csv_field("+3"), "+3");
-        assert_eq!(csv_field("-1.0e+20"), "-1.0e+20");
-        assert_eq!(csv_field("-"), "'-");
-        assert_eq!(csv_field("-Inf"), "'-Inf");
-        assert_eq!(csv_field(""), "");
+        assert_eq!(crate::report::csv::field("plain"), "plain");
+        assert_eq!(crate::report::csv::field("a,b"), "\"a,b\"");
+        assert_eq!(
+            crate::report::csv::field("say \"hi\""),
+            "\"say \"\"hi\"\"\""
+        );
+        assert_eq!(
+            crate::report::csv::field("=HYPERLINK(\"x\")"),
+            "\"'=HYPERLINK(\"\"x\"\")\""
+        );
+        assert_eq!(
+            crate::report::csv::field("+1+cmd|' /C calc'!A0"),
+            "'+1+cmd|' /C calc'!A0"
+        );
+        assert_eq!(crate::report::csv::field("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(crate::report::csv::field("\tx"), "'\tx");
+        assert_eq!(crate::report::csv::field("\rx"), "\"'\rx\"");
+        assert_eq!(crate::report::csv::field("-2.5"), "-2.5");
+        assert_eq!(crate::report::csv::field("+3"), "+3");
+        assert_eq!(crate::report::csv::field("-1.0e+20"), "-1.0e+20");
+        assert_eq!(crate::report::csv::field("-"), "'-");
+        assert_eq!(crate::report::csv::field("-Inf"), "'-Inf");
+        assert_eq!(crate::report::csv::field(""), "");
     }
 
     #[test]

@@ -22,7 +22,7 @@ pub fn render(report: &Report) -> Vec<(String, String)> {
         .map(|section| {
             let (header, rows) = table(section);
             let mut out = String::new();
-            line(&mut out, header.iter().map(|h| text(h)));
+            line(&mut out, header.iter().map(|h| field(h)));
             for row in rows {
                 line(&mut out, row);
             }
@@ -59,17 +59,17 @@ fn table(section: &Section) -> (&'static [&'static str], Vec<Vec<String>>) {
                 .flat_map(|s| {
                     s.points.iter().map(|p| {
                         vec![
-                            text(&s.skill),
+                            field(&s.skill),
                             opt_text(s.dir.as_deref()),
-                            text(&s.category),
+                            field(&s.category),
                             int(s.runs),
-                            text(&p.timestamp),
-                            text(&p.approval_level),
+                            field(&p.timestamp),
+                            field(&p.approval_level),
                             opt_real(p.pass_rate),
                             opt_int(p.pass_count),
                             opt_int(p.fail_count),
                             opt_real(p.coverage),
-                            text(&p.decision),
+                            field(&p.decision),
                         ]
                     })
                 })
@@ -94,18 +94,18 @@ fn table(section: &Section) -> (&'static [&'static str], Vec<Vec<String>>) {
             rows.iter()
                 .map(|w| {
                     vec![
-                        text(&w.skill),
+                        field(&w.skill),
                         opt_text(w.dir.as_deref()),
-                        text(&w.category),
-                        text(&w.approval_level),
-                        text(&w.repository),
+                        field(&w.category),
+                        field(&w.approval_level),
+                        field(&w.repository),
                         int(w.pull_request),
-                        text(&w.head_sha),
-                        text(&w.since),
+                        field(&w.head_sha),
+                        field(&w.since),
                         int(w.waited_hours),
                         opt_text(w.escalation_reason.as_deref()),
-                        text(&w.escalated_to.join(";")),
-                        text(&w.approvals.join(";")),
+                        field(&w.escalated_to.join(";")),
+                        field(&w.approvals.join(";")),
                         opt_real(w.test_coverage),
                     ]
                 })
@@ -124,9 +124,9 @@ fn table(section: &Section) -> (&'static [&'static str], Vec<Vec<String>>) {
             rows.iter()
                 .map(|e| {
                     vec![
-                        text(&e.agent_type),
-                        text(&e.skill),
-                        text(&e.category),
+                        field(&e.agent_type),
+                        field(&e.skill),
+                        field(&e.category),
                         opt_real(e.test_pass_rate),
                         opt_real(e.confidence_improvement),
                         int(e.usage_count),
@@ -150,7 +150,7 @@ fn table(section: &Section) -> (&'static [&'static str], Vec<Vec<String>>) {
             rows.iter()
                 .map(|c| {
                     vec![
-                        text(&c.category),
+                        field(&c.category),
                         int(c.skill_count),
                         opt_real(c.avg_coverage),
                         opt_real(c.min_coverage),
@@ -177,7 +177,7 @@ fn table(section: &Section) -> (&'static [&'static str], Vec<Vec<String>>) {
             rows.iter()
                 .map(|t| {
                     vec![
-                        text(&t.approval_level),
+                        field(&t.approval_level),
                         int(t.total),
                         int(t.approved),
                         int(t.rejected),
@@ -204,8 +204,8 @@ fn table(section: &Section) -> (&'static [&'static str], Vec<Vec<String>>) {
             rows.iter()
                 .map(|g| {
                     vec![
-                        text(&g.skill),
-                        text(&g.category),
+                        field(&g.skill),
+                        field(&g.category),
                         g.phase4_pattern_id
                             .map(|id| id.to_string())
                             .unwrap_or_default(),
@@ -214,7 +214,7 @@ fn table(section: &Section) -> (&'static [&'static str], Vec<Vec<String>>) {
                         opt_text(g.decision.as_deref()),
                         opt_text(g.approval_level.as_deref()),
                         opt_text(g.approved_at.as_deref()),
-                        text(&g.created_at),
+                        field(&g.created_at),
                     ]
                 })
                 .collect(),
@@ -224,11 +224,11 @@ fn table(section: &Section) -> (&'static [&'static str], Vec<Vec<String>>) {
             rows.iter()
                 .map(|f| {
                     vec![
-                        text(&f.skill),
-                        text(&f.test),
+                        field(&f.skill),
+                        field(&f.test),
                         int(f.flaky_runs),
                         int(f.runs),
-                        text(&f.last_seen),
+                        field(&f.last_seen),
                     ]
                 })
                 .collect(),
@@ -244,7 +244,7 @@ fn table(section: &Section) -> (&'static [&'static str], Vec<Vec<String>>) {
             rows.iter()
                 .map(|t| {
                     vec![
-                        text(&t.approval_level),
+                        field(&t.approval_level),
                         int(t.approvals),
                         real(t.median_minutes),
                         real(t.p90_minutes),
@@ -268,7 +268,7 @@ fn table(section: &Section) -> (&'static [&'static str], Vec<Vec<String>>) {
             rows.iter()
                 .map(|g| {
                     vec![
-                        text(&g.category),
+                        field(&g.category),
                         int(g.skill_count),
                         int(g.no_coverage_data),
                         int(g.no_test_path),
@@ -285,7 +285,9 @@ fn table(section: &Section) -> (&'static [&'static str], Vec<Vec<String>>) {
 }
 
 /// A text field: formulas neutralised, then quoted when it must be.
-fn text(value: &str) -> String {
+/// One field, RFC 4180 quoted, a formula neutralised with a leading `'` (numbers stay
+/// numbers): also what `skillgate query --format csv` writes.
+pub fn field(value: &str) -> String {
     let starts_a_formula = value.starts_with(['=', '+', '-', '@', '\t', '\r']);
     let value = if starts_a_formula && !is_number(value) {
         format!("'{value}")
@@ -300,7 +302,7 @@ fn text(value: &str) -> String {
 }
 
 fn opt_text(value: Option<&str>) -> String {
-    value.map(text).unwrap_or_default()
+    value.map(field).unwrap_or_default()
 }
 
 /// Whether a spreadsheet reads `value` as a plain number (`-6.4`, `+1e3`), not a formula.
@@ -395,32 +397,32 @@ mod tests {
 
     #[test]
     fn fields_are_quoted_as_rfc_4180_has_it() {
-        assert_eq!(text("plain"), "plain");
-        assert_eq!(text("a,b"), "\"a,b\"");
-        assert_eq!(text("say \"hi\""), "\"say \"\"hi\"\"\"");
-        assert_eq!(text("two\nlines"), "\"two\nlines\"");
-        assert_eq!(text("cr\rhere"), "\"cr\rhere\"");
-        assert_eq!(text(""), "");
+        assert_eq!(field("plain"), "plain");
+        assert_eq!(field("a,b"), "\"a,b\"");
+        assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(field("two\nlines"), "\"two\nlines\"");
+        assert_eq!(field("cr\rhere"), "\"cr\rhere\"");
+        assert_eq!(field(""), "");
     }
 
     #[test]
     fn formulas_are_neutralised_but_numbers_stay_numbers() {
-        assert_eq!(text("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
-        assert_eq!(text("+cmd|' /C calc'!A0"), "'+cmd|' /C calc'!A0");
-        assert_eq!(text("-2+3"), "'-2+3");
-        assert_eq!(text("@SUM(A1)"), "'@SUM(A1)");
-        assert_eq!(text("\tx"), "'\tx");
-        assert_eq!(text("\rx"), "\"'\rx\"");
-        assert_eq!(text("-inf"), "'-inf");
+        assert_eq!(field("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
+        assert_eq!(field("+cmd|' /C calc'!A0"), "'+cmd|' /C calc'!A0");
+        assert_eq!(field("-2+3"), "'-2+3");
+        assert_eq!(field("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(field("\tx"), "'\tx");
+        assert_eq!(field("\rx"), "\"'\rx\"");
+        assert_eq!(field("-inf"), "'-inf");
         // Plain numbers, as text or not, are left alone.
-        assert_eq!(text("-6.4"), "-6.4");
-        assert_eq!(text("+1e3"), "+1e3");
+        assert_eq!(field("-6.4"), "-6.4");
+        assert_eq!(field("+1e3"), "+1e3");
         assert_eq!(real(-6.4), "-6.4");
         assert_eq!(real(98.0), "98");
         assert_eq!(real(2.0 / 3.0), "0.6667");
         assert_eq!(real(f64::NAN), "");
         // Only the start counts.
-        assert_eq!(text("a=b"), "a=b");
+        assert_eq!(field("a=b"), "a=b");
     }
 
     #[test]
