@@ -379,7 +379,11 @@ fn big_single_file(dir: &std::path::Path, mib: u64) -> Vec<u8> {
 fn to_version_4(store: &Store) {
     store
         .connection()
-        .execute_batch("DROP TABLE trail_segments; PRAGMA user_version = 4;")
+        .execute_batch(
+            "DROP INDEX idx_approval_history_skill_timestamp; DROP INDEX idx_usage_loaded_at;
+             DROP INDEX idx_skills_created_at; DROP TABLE trail_segments;
+             PRAGMA user_version = 4;",
+        )
         .expect("version 4");
 }
 
