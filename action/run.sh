@@ -96,7 +96,7 @@ main() {
     check) argv=(check) allowed="config base head publish fail-on results" ;;
     publish) argv=(publish) allowed="config publish fail-on results" ;;
     review) argv=(review) allowed="config publish" ;;
-    report) argv=(report) allowed="" ;;
+    report) argv=(report) allowed="config" ;;
     audit-compact) argv=(audit compact) allowed="config" needs_token=0 ;;
     *) fail "unknown command '$command' (check, publish, review, report or audit-compact)" ;;
   esac

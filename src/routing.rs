@@ -7,13 +7,7 @@ use crate::gate::SkillResult;
 use crate::policy::{Category, Verdict};
 use crate::skill::Tier;
 
-/// The reviewers to request for a set of skills, without duplicates, in config order.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Reviewers {
-    pub users: Vec<String>,
-    /// Team slugs (the part after `org/`), as the API takes them.
-    pub teams: Vec<String>,
-}
+pub use crate::skill::Reviewers;
 
 /// The routes of the skills of a gate run.
 impl Routing {

@@ -14,6 +14,21 @@ pub mod lint_report;
 /// A `SKILL.md` larger than this is refused: frontmatter plus instructions never need it.
 pub const MAX_SKILL_FILE_BYTES: u64 = 1 << 20;
 
+/// Who is asked to review a skill the gate did not approve (from `[routing]`), without
+/// duplicates, in config order: what `approval_history.escalated_to` records.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reviewers {
+    pub users: Vec<String>,
+    /// Team slugs (the part after `org/`), as the API takes them.
+    pub teams: Vec<String>,
+}
+
+impl Reviewers {
+    pub fn is_empty(&self) -> bool {
+        self.users.is_empty() && self.teams.is_empty()
+    }
+}
+
 /// The tiers, in the order a skill climbs them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

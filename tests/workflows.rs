@@ -6,11 +6,12 @@
 use std::path::Path;
 
 /// Every file of `docs/workflows/`, each shown in the README.
-const FILES: [&str; 6] = [
+const FILES: [&str; 7] = [
     "check.yml",
     "publish.yml",
     "review.yml",
     "compact.yml",
+    "report.yml",
     "check-sharded.yml",
     "publish-sharded.yml",
 ];
@@ -316,6 +317,28 @@ fn compaction_runs_on_a_schedule_with_only_contents_write() {
     assert_eq!(grants, ["contents: write"], "{compact}");
     // The push uses git's credentials, not the action's token.
     assert_eq!(with_value(&action_step("compact.yml"), "token"), None);
+}
+
+#[test]
+fn the_report_runs_on_a_schedule_and_writes_only_issues_and_pull_requests() {
+    let report = workflow("report.yml");
+    assert!(report.contains("  schedule:\n    - cron: "), "{report}");
+    assert!(!report.contains("pull_request"), "{report}");
+    let grants: Vec<&str> = report
+        .lines()
+        .skip_while(|l| !l.starts_with("    permissions:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("      "))
+        .map(|l| l.split('#').next().unwrap_or("").trim())
+        .collect();
+    assert_eq!(
+        grants,
+        ["contents: read", "issues: write", "pull-requests: write"],
+        "{report}"
+    );
+    let step = action_step("report.yml");
+    assert_eq!(with_value(&step, "command"), Some("report"));
+    assert_eq!(with_value(&step, "token"), Some("${{ github.token }}"));
 }
 
 #[test]

@@ -227,7 +227,7 @@ impl Verified {
 
 /// The database `--db` names, else the trail under `--repo`: `registry.db` beside `[audit] db`
 /// when the trail there is segmented, else `[audit] db` itself.
-fn trail_path(repo: &Path, db: Option<&Path>) -> Result<PathBuf, Error> {
+pub(crate) fn trail_path(repo: &Path, db: Option<&Path>) -> Result<PathBuf, Error> {
     let path = match db {
         Some(db) => db.to_path_buf(),
         None => {

@@ -165,7 +165,7 @@ pub fn check(request: &CheckRequest, progress: &Arc<dyn Progress>) -> Result<Che
             Evidence::from_attempts(&p, attempts, &settings, &finished_at, &mut warnings);
         skills.push(assess(p, evidence, policy, previous));
     }
-    let run = GateRun {
+    let mut run = GateRun {
         schema: SCHEMA.to_owned(),
         tool: Tool::default(),
         run: run_info(
@@ -185,6 +185,11 @@ pub fn check(request: &CheckRequest, progress: &Arc<dyn Progress>) -> Result<Che
             .collect(),
         skills,
     };
+    trail::route(
+        &mut run,
+        &config,
+        session.pull().and_then(|p| p.author.as_deref()),
+    );
     let stats = trail::record_run(&mut store, &run, trail.is_some(), &repo, &config)?;
     drop(store);
     if let Some(out) = &request.out {

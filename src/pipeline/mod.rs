@@ -15,6 +15,7 @@ pub mod parse;
 pub mod prepare;
 pub mod publish;
 pub mod recompute;
+pub mod report;
 pub mod review;
 pub mod run;
 pub mod scope;

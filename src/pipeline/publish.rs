@@ -15,7 +15,7 @@ use super::deliver::{self, PublishMode, Stage, plan, publish_target};
 use super::recompute::{Revisions, recompute};
 use super::review;
 use super::scope::open_repo;
-use super::trail::{commit_trail, open_trail, record_run};
+use super::trail::{commit_trail, open_trail, record_run, route};
 use super::trust::{base_templates, config_at_base, trusted_config};
 
 /// What `publish` is asked to do.
@@ -207,6 +207,7 @@ pub fn publish(request: &PublishRequest) -> Result<Published, Error> {
         run.run.pull_request = Some(pull.number);
         run.run.pull_request_head = Some(head.clone());
     }
+    route(&mut run, &config, pull.and_then(|p| p.author.as_deref()));
     let mut recorded = Ok(());
     let stats = record_run(&mut store, &run, trail.is_some(), &repo, &config)?;
     drop(store);

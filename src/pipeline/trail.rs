@@ -67,6 +67,15 @@ fn check_trail_path(repo: &Path, config: &Config, db: Option<&Path>) -> Result<(
     Ok(())
 }
 
+/// Each decision a person must review names who is asked, from the trusted `[routing]` (never
+/// the author of the pull request); the trail records it as `escalated_to`.
+pub fn route(run: &mut GateRun, config: &Config, author: Option<&str>) {
+    for skill in &mut run.skills {
+        let reviewers = config.routing.reviewers([&*skill], author);
+        skill.decision.reviewers = reviewers;
+    }
+}
+
 /// Record `run` in the trail's working copy. When the copy refuses it (a schema object that is
 /// not skillgate's, a row the branch did not hold) in a job that commits, the run's results are
 /// kept in a file, as for any other failure to commit.

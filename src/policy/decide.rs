@@ -9,7 +9,7 @@ use super::criterion::{Category, Check, Demand};
 use super::{CRITERIA, Policy};
 use crate::config::Mode;
 use crate::signals::Signals;
-use crate::skill::Tier;
+use crate::skill::{Reviewers, Tier};
 
 /// The seed's `approval_history.decision` for a gate run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,6 +48,10 @@ pub struct Decision {
     /// with warnings, `escalate` sends a maintainer's review to an expert).
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub softened_from: Option<Tier>,
+    /// Who is asked to review it: set from the trusted `[routing]` once the run is decided
+    /// (never read from a results document), empty for an approval.
+    #[serde(skip_serializing_if = "Reviewers::is_empty", default)]
+    pub reviewers: Reviewers,
 }
 
 /// The key of the criterion that reads a skill's declared `approval-level`.
@@ -139,6 +143,7 @@ pub fn decide(signals: &Signals, policy: &Policy) -> Decision {
         criteria,
         escalation_categories,
         softened_from,
+        reviewers: Reviewers::default(),
     }
 }
 

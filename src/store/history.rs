@@ -170,7 +170,18 @@ fn row_values(
             Value::Null
         },
     );
-    put("escalated_to", Value::Null);
+    // Who was asked: `{"users": [...], "teams": [...]}` from the routing, on every decision a
+    // person must review; NULL for an approval (or no route).
+    put(
+        "escalated_to",
+        if decision.reviewers.is_empty() || decision.decision == Verdict::Approved {
+            Value::Null
+        } else {
+            serde_json::to_string(&decision.reviewers)
+                .unwrap_or_default()
+                .into()
+        },
+    );
     put(
         "escalation_timestamp",
         if escalated { now.into() } else { Value::Null },

@@ -1,5 +1,6 @@
 //! The SQLite audit trail: open and migrate, write one gate run in one transaction, chain rows.
 
+mod analytics;
 mod baseline;
 mod chain;
 mod error;
@@ -16,11 +17,12 @@ mod trail;
 mod verify;
 mod views;
 
+pub use analytics::{ReportQuery, epoch};
 pub use baseline::Baseline;
 pub use chain::{GENESIS, row_hash};
 pub use error::StoreError;
 pub use export::{Exported, export};
-pub use history::RecordStats;
+pub use history::{RecordStats, sqlite_timestamp};
 pub use open::{LATEST_VERSION, MIGRATIONS, Store, check_integrity};
 pub use reviews::{Correction, Pending, Review, ReviewDecision};
 pub use schema::SchemaProblem;

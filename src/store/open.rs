@@ -28,6 +28,10 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
         "0005_trail_segments.sql",
         include_str!("../../migrations/0005_trail_segments.sql"),
     ),
+    (
+        "0006_report_indexes.sql",
+        include_str!("../../migrations/0006_report_indexes.sql"),
+    ),
 ];
 
 /// The schema version this binary writes.

@@ -158,63 +158,12 @@ impl Store {
         pull_request: u64,
         head_sha: &str,
     ) -> Result<Vec<Pending>, StoreError> {
-        let read = |source| StoreError::Read {
-            path: self.path.clone(),
-            source,
-        };
-        let rows = head_rows(&self.conn, repository, pull_request, head_sha).map_err(read)?;
-        let mut by_skill: BTreeMap<SkillKey, SkillState> = BTreeMap::new();
-        for row in rows {
-            let state = by_skill.entry(row.key()).or_default();
-            match &row.review_id {
-                Some(_) => {
-                    if let Some(approver) = &row.approver {
-                        state.reviews.insert(approver.clone(), row.decision.clone());
-                    }
-                }
-                None => {
-                    let since = match &state.latest {
-                        Some(prev) if prev.decision == "escalated" => state.since.clone(),
-                        _ => Some(row.escalated_at.clone()),
-                    };
-                    state.since = since;
-                    state.latest = Some(row);
-                }
+        pending_at(&self.conn, repository, pull_request, head_sha).map_err(|source| {
+            StoreError::Read {
+                path: self.path.clone(),
+                source,
             }
-        }
-        let mut pending = Vec::new();
-        for ((skill, dir, _), state) in by_skill {
-            let Some(latest) = state.latest.filter(|r| r.decision == "escalated") else {
-                continue;
-            };
-            let pick = |wanted: &str| -> Vec<String> {
-                state
-                    .reviews
-                    .iter()
-                    .filter(|(_, decision)| decision.as_str() == wanted)
-                    .map(|(approver, _)| approver.clone())
-                    .collect()
-            };
-            pending.push(Pending {
-                escalation_id: latest.id,
-                skill_id: latest.skill_id,
-                skill,
-                dir,
-                tier: Tier::parse(&latest.tier).unwrap_or(Tier::Human),
-                categories: latest
-                    .categories
-                    .as_deref()
-                    .and_then(|c| serde_json::from_str(c).ok())
-                    .unwrap_or_default(),
-                escalated_at: state.since.unwrap_or(latest.escalated_at),
-                repository: repository.to_owned(),
-                pull_request,
-                head_sha: head_sha.to_owned(),
-                approvers: pick("approved"),
-                changes_requested_by: pick("needs_correction"),
-            });
-        }
-        Ok(pending)
+        })
     }
 
     /// Append a reviewer's decision on a pending skill: a chained row that carries the
@@ -327,6 +276,69 @@ impl Store {
 
 /// A skill at a head: `(name, directory, row id)`, so that skills list by name and two skills
 /// with one name stay apart.
+/// The skills escalated at a pull request head, with who approved or asked for changes so far
+/// ([`Store::pending_escalations`]); `conn` may be a [`super::TrailView`]'s.
+pub(super) fn pending_at(
+    conn: &Connection,
+    repository: &str,
+    pull_request: u64,
+    head_sha: &str,
+) -> rusqlite::Result<Vec<Pending>> {
+    let rows = head_rows(conn, repository, pull_request, head_sha)?;
+    let mut by_skill: BTreeMap<SkillKey, SkillState> = BTreeMap::new();
+    for row in rows {
+        let state = by_skill.entry(row.key()).or_default();
+        match &row.review_id {
+            Some(_) => {
+                if let Some(approver) = &row.approver {
+                    state.reviews.insert(approver.clone(), row.decision.clone());
+                }
+            }
+            None => {
+                let since = match &state.latest {
+                    Some(prev) if prev.decision == "escalated" => state.since.clone(),
+                    _ => Some(row.escalated_at.clone()),
+                };
+                state.since = since;
+                state.latest = Some(row);
+            }
+        }
+    }
+    let mut pending = Vec::new();
+    for ((skill, dir, _), state) in by_skill {
+        let Some(latest) = state.latest.filter(|r| r.decision == "escalated") else {
+            continue;
+        };
+        let pick = |wanted: &str| -> Vec<String> {
+            state
+                .reviews
+                .iter()
+                .filter(|(_, decision)| decision.as_str() == wanted)
+                .map(|(approver, _)| approver.clone())
+                .collect()
+        };
+        pending.push(Pending {
+            escalation_id: latest.id,
+            skill_id: latest.skill_id,
+            skill,
+            dir,
+            tier: Tier::parse(&latest.tier).unwrap_or(Tier::Human),
+            categories: latest
+                .categories
+                .as_deref()
+                .and_then(|c| serde_json::from_str(c).ok())
+                .unwrap_or_default(),
+            escalated_at: state.since.unwrap_or(latest.escalated_at),
+            repository: repository.to_owned(),
+            pull_request,
+            head_sha: head_sha.to_owned(),
+            approvers: pick("approved"),
+            changes_requested_by: pick("needs_correction"),
+        });
+    }
+    Ok(pending)
+}
+
 type SkillKey = (String, Option<String>, i64);
 
 #[derive(Default)]

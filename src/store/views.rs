@@ -70,6 +70,25 @@ impl TrailView {
         Ok(view)
     }
 
+    /// Open `path` as one file holding every row it has, read-only and `query_only`, whatever
+    /// segments it records: a working copy the audit branch was assembled into.
+    pub fn open_single(path: &Path) -> Result<Self, StoreError> {
+        let store = Store::open_read_only(path)?;
+        store.check_schema()?;
+        let Store { conn, path } = store;
+        conn.pragma_update(None, "query_only", true)
+            .map_err(|source| StoreError::Read {
+                path: path.clone(),
+                source,
+            })?;
+        Ok(Self {
+            conn,
+            path,
+            segments: Vec::new(),
+            assembly: Assembly::Single,
+        })
+    }
+
     /// The connection: the seed's statements run on it as on a single file.
     pub fn connection(&self) -> &Connection {
         &self.conn
