@@ -1,10 +1,12 @@
 //! A scheduled report on GitHub, against the fake GitHub: the one tracking issue (created once,
 //! updated, left alone, found across pages, never duplicated by a race) and the review
 //! reminders (once per wait, carried over a re-rendered comment, skipped where they do not
-//! belong).
+//! belong); and `skillgate report --issue … --remind-after 48h` as a scheduled job runs it.
 
+mod common;
 mod support;
 
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::json;
@@ -502,5 +504,142 @@ async fn a_refused_team_is_a_note_and_nobody_asked_leaves_the_wait_open() {
     assert_eq!(out.notes.len(), 1);
     let text = body(&fake, comment);
     assert!(text.contains("; asked again: `alice`. <!--"), "{text}");
+    fake.assert_no_violations();
+}
+
+// ---- the binary, as a scheduled job ------------------------------------------------------------
+
+/// 2026-12-01 00:00:00 UTC, and a week later.
+const MONDAY: &str = "1796083200";
+const NEXT_MONDAY: &str = "1796688000";
+
+/// A trail where `deploy-helper` waits at #20 of this repository since 2026-11-28 09:15 (62 h
+/// by MONDAY), and a skill of another repository waits as well.
+fn history(db: &Path) {
+    std::fs::create_dir_all(db.parent().expect("parent")).expect("mkdir");
+    let store = skillgate::store::Store::open(db).expect("a new trail");
+    store
+        .connection()
+        .execute_batch(&format!(
+            r#"
+        INSERT INTO skills (id, name, category, content_path, content_hash, version, test_coverage,
+                            test_suite_path, skill_dir, created_at, status, generated_by,
+                            is_auto_generated, phase4_pattern_id, required_test_pass_rate)
+        VALUES
+          (1, 'deploy-helper', 'infrastructure', '.claude/skills/deploy-helper/SKILL.md', 'h1',
+           '1.0.0', 0.91, '.claude/skills/deploy-helper/test.sh', '.claude/skills/deploy-helper',
+           '2026-06-01 00:00:00', 'active', NULL, 0, NULL, 0.95),
+          (2, 'elsewhere', 'testing', '.claude/skills/elsewhere/SKILL.md', 'h2', '1.0.0', 0.9,
+           '.claude/skills/elsewhere/test.sh', '.claude/skills/elsewhere', '2026-06-01 00:00:00',
+           'active', NULL, 0, NULL, 0.95);
+        INSERT INTO approval_history (skill_id, version, approval_level, decision, timestamp,
+            escalation_timestamp, test_results, repository, pull_request, head_sha,
+            pull_request_head, approver, review_id, review_duration_minutes, escalation_reason,
+            escalated_to, escalation_categories, idempotency_key)
+        VALUES
+          (1, '1.0.0', 'human', 'escalated', '2026-11-28 09:15:00', '2026-11-28 09:15:00',
+           '{{"pass_count":10,"fail_count":0,"pass_rate":1.0}}', '{OWNER}/{NAME}', 20, 'm20',
+           '{HEAD}', NULL, NULL, NULL, 'infrastructure change', '{{"users":["alice"],"teams":["infra"]}}',
+           NULL, 'k1'),
+          (2, '1.0.0', 'human', 'escalated', '2026-11-27 09:15:00', '2026-11-27 09:15:00',
+           NULL, 'acme/other', 21, 'm21', '{HEAD}', NULL, NULL, NULL, 'no tests',
+           '{{"users":["bob"],"teams":[]}}', NULL, 'k2');
+        "#
+        ))
+        .expect("the history inserts");
+}
+
+/// `skillgate report --issue TITLE --remind-after 48h` in a scheduled job at `epoch`.
+fn scheduled_report(
+    fake: &FakeGitHub,
+    repo: &common::Repo,
+    summary: &Path,
+    epoch: &str,
+) -> (i32, String, String) {
+    let db = format!("--db={}", repo.path().join("trail.db").display());
+    let mut cmd = repo.skillgate(&["report", "--issue", TITLE, "--remind-after", "48h", &db]);
+    cmd.env("SOURCE_DATE_EPOCH", epoch)
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_EVENT_NAME", "schedule")
+        .env("GITHUB_REPOSITORY", format!("{OWNER}/{NAME}"))
+        .env("GITHUB_API_URL", fake.url())
+        .env("GITHUB_TOKEN", fake.token())
+        .env("GITHUB_STEP_SUMMARY", summary);
+    common::run(cmd)
+}
+
+#[test]
+fn a_scheduled_report_keeps_one_issue_and_reminds_once() {
+    let fake = fake();
+    let repo = common::Repo::plain();
+    history(&repo.path().join("trail.db"));
+    let comment = pull_with_comment(&fake, 20, HEAD);
+    let summary = repo.path().join("summary.md");
+
+    let (code, stdout, stderr) = scheduled_report(&fake, &repo, &summary, MONDAY);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("deploy-helper"), "{stdout}");
+    let issues = fake.issues();
+    assert_eq!(issues.len(), 1, "{issues:?}");
+    let issue = &issues[0];
+    assert_eq!(
+        (issue.title.as_str(), issue.state.as_str()),
+        (TITLE, "open")
+    );
+    assert_eq!(issue.labels, vec![REPORT_LABEL.to_owned()]);
+    let first_body = issue.body.clone().expect("a body");
+    assert!(first_body.contains("deploy-helper"), "{first_body}");
+    assert!(
+        stderr.contains(&format!("tracking issue #{} created", issue.number)),
+        "{stderr}"
+    );
+    assert!(stderr.contains("reminded the reviewers of #20"), "{stderr}");
+    let written = std::fs::read_to_string(&summary).expect("the step summary");
+    assert_eq!(
+        written.trim_end(),
+        first_body.trim_end(),
+        "the summary is the issue's report"
+    );
+    let requests = fake.reviewer_requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    assert_eq!(requests[0].reviewers, vec!["alice".to_owned()]);
+    assert_eq!(requests[1].team_reviewers, vec!["infra".to_owned()]);
+    let text = body(&fake, comment);
+    assert!(
+        text.contains("(2026-12-01 00:00 UTC): deploy-helper has waited 62 h for a review; asked again: `alice`, team `infra`."),
+        "{text}"
+    );
+    // The other repository's wait is not looked up here.
+    assert!(
+        fake.requests_for("pulls/get").iter().all(|r| r
+            .path_params
+            .get("pull_number")
+            .map(String::as_str)
+            == Some("20"))
+    );
+
+    // A week later: the same issue, updated; the same wait, not reminded again.
+    let (code, _, stderr) = scheduled_report(&fake, &repo, &summary, NEXT_MONDAY);
+    assert_eq!(code, 0, "{stderr}");
+    let issues = fake.issues();
+    assert_eq!(issues.len(), 1, "{issues:?}");
+    let second_body = issues[0].body.clone().expect("a body");
+    assert_ne!(second_body, first_body);
+    assert!(
+        stderr.contains(&format!("tracking issue #{} updated", issues[0].number)),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("no reminder on #20: already reminded for this wait"),
+        "{stderr}"
+    );
+    assert_eq!(fake.reviewer_requests().len(), 2);
+    assert_eq!(count(&fake, "issues/create"), 1);
+    assert_eq!(count(&fake, "issues/update"), 1);
+    assert_eq!(count(&fake, "issues/update-comment"), 1);
+    let written = std::fs::read_to_string(&summary).expect("the step summary");
+    assert!(
+        written.ends_with(&second_body) || written.trim_end().ends_with(second_body.trim_end())
+    );
     fake.assert_no_violations();
 }

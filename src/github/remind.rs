@@ -52,6 +52,31 @@ pub struct Reminders {
     pub notes: Vec<String>,
 }
 
+/// The waits of a report's "waiting" rows that belong to `repo`, with whom each asked:
+/// `escalated_to` names users as they are and teams as `org/slug`.
+pub fn waits_of(rows: &[crate::report::Waiting], repo: &Repo) -> Vec<Wait> {
+    rows.iter()
+        .filter(|row| row.repository.eq_ignore_ascii_case(&repo.full()))
+        .map(|row| {
+            let mut reviewers = Reviewers::default();
+            for name in &row.escalated_to {
+                match name.split_once('/') {
+                    Some((_, slug)) => reviewers.teams.push(slug.to_owned()),
+                    None => reviewers.users.push(name.clone()),
+                }
+            }
+            Wait {
+                pull_request: row.pull_request,
+                head_sha: row.head_sha.clone(),
+                skill: row.skill.clone(),
+                since: row.since.clone(),
+                waited_hours: row.waited_hours,
+                reviewers,
+            }
+        })
+        .collect()
+}
+
 /// Remind the reviewers of every open pull request whose skills have waited `after_hours` or
 /// more at its current head, unless the same wait was reminded already. `now` (`YYYY-MM-DD
 /// HH:MM:SS`, UTC) dates the line.
