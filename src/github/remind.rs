@@ -79,7 +79,8 @@ pub fn waits_of(rows: &[crate::report::Waiting], repo: &Repo) -> Vec<Wait> {
 
 /// Remind the reviewers of every open pull request whose skills have waited `after_hours` or
 /// more at its current head, unless the same wait was reminded already. `now` (`YYYY-MM-DD
-/// HH:MM:SS`, UTC) dates the line.
+/// HH:MM:SS`, UTC) dates the line. A pull request GitHub does not know is skipped; any other
+/// failure to read or edit stops the run (what was reminded before it stays marked).
 pub async fn remind(
     client: &Client,
     repo: &Repo,
