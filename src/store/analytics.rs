@@ -128,6 +128,22 @@ pub struct ReportQuery<'a> {
 }
 
 impl TrailView {
+    /// The repository of the trail's latest decision, for a report's header.
+    pub fn repository(&self) -> Result<Option<String>, StoreError> {
+        self.connection()
+            .query_row(
+                "SELECT repository FROM approval_history WHERE repository IS NOT NULL
+                 ORDER BY id DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|source| StoreError::Read {
+                path: self.path().to_path_buf(),
+                source,
+            })
+    }
+
     /// The report `query` asks for.
     pub fn report(&self, query: &ReportQuery<'_>) -> Result<Report, StoreError> {
         let read = |source| StoreError::Read {
