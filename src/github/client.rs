@@ -101,6 +101,13 @@ pub enum ApiError {
         path: String,
         message: String,
     },
+    /// Not sent: GitHub would refuse it (a body over its limit, …).
+    #[error("{method} {path} was not sent: {message}")]
+    Refused {
+        method: &'static str,
+        path: String,
+        message: String,
+    },
     #[error("could not set up the GitHub client for {url}: {message}")]
     Setup { url: String, message: String },
 }

@@ -6,6 +6,7 @@ use sha2::{Digest, Sha256};
 
 use super::client::{ApiError, Client};
 use super::event::{PullRequest, Repo};
+use super::remind::carry_reminder;
 use crate::config::Routing;
 use crate::gate::GateRun;
 use crate::policy::Verdict;
@@ -84,13 +85,14 @@ pub async fn publish(
     published.check_run_id = Some(check_run(client, target, run, &notes).await?);
     if let Some(pull) = target.pull {
         let body = render::comment(run, &notes);
-        published.comment_id = Some(sticky_comment(client, target.repo, pull.number, &body).await?);
+        published.comment_id =
+            Some(sticky_comment(client, target.repo, pull.number, target.head_sha, &body).await?);
     }
     published.notes = notes;
     Ok(published)
 }
 
-fn repo_path(repo: &Repo) -> String {
+pub(crate) fn repo_path(repo: &Repo) -> String {
     format!("/repos/{}/{}", repo.owner, repo.name)
 }
 
@@ -103,9 +105,8 @@ async fn request_reviewers(
     wanted: &Reviewers,
     notes: &mut Vec<String>,
 ) -> Reviewers {
-    let mut requested = Reviewers::default();
     if wanted.users.is_empty() && wanted.teams.is_empty() {
-        return requested;
+        return Reviewers::default();
     }
     let path = format!(
         "{}/pulls/{}/requested_reviewers",
@@ -116,7 +117,7 @@ async fn request_reviewers(
         Ok(value) => value,
         Err(err) => {
             notes.push(format!("reviewers were not requested: {err}"));
-            return requested;
+            return Reviewers::default();
         }
     };
     let listed = |key: &str, field: &str| -> Vec<String> {
@@ -133,19 +134,38 @@ async fn request_reviewers(
             .unwrap_or_default()
     };
     let (have_users, have_teams) = (listed("users", "login"), listed("teams", "slug"));
-    let users: Vec<&String> = wanted
+    let users: Vec<String> = wanted
         .users
         .iter()
         .filter(|u| !have_users.contains(&u.to_ascii_lowercase()))
+        .cloned()
         .collect();
-    let teams: Vec<&String> = wanted
+    let teams: Vec<String> = wanted
         .teams
         .iter()
         .filter(|t| !have_teams.contains(&t.to_ascii_lowercase()))
+        .cloned()
         .collect();
+    let asking = Reviewers { users, teams };
+    ask_reviewers(client, repo, pull.number, &asking, notes).await
+}
+
+/// Request `asking` on pull request `number` as given (a re-request notifies again): users and
+/// teams in separate calls, so a team GitHub refuses does not lose the users. Failures become
+/// notes; returns who was requested.
+pub(crate) async fn ask_reviewers(
+    client: &Client,
+    repo: &Repo,
+    number: u64,
+    asking: &Reviewers,
+    notes: &mut Vec<String>,
+) -> Reviewers {
+    let mut requested = Reviewers::default();
+    let path = format!("{}/pulls/{number}/requested_reviewers", repo_path(repo));
+    let (users, teams) = (&asking.users, &asking.teams);
     if !users.is_empty() {
         match client.post(&path, &json!({ "reviewers": users })).await {
-            Ok(_) => requested.users = users.into_iter().cloned().collect(),
+            Ok(_) => requested.users = users.clone(),
             Err(err) => notes.push(format!(
                 "could not request {}: {}",
                 users
@@ -159,11 +179,11 @@ async fn request_reviewers(
     }
     if !teams.is_empty() {
         match client.post(&path, &json!({ "team_reviewers": teams })).await {
-            Ok(_) => requested.teams = teams.into_iter().cloned().collect(),
+            Ok(_) => requested.teams = teams.clone(),
             Err(err) => notes.push(format!(
                 "could not request the team{} {}: {}{}",
                 if teams.len() == 1 { "" } else { "s" },
-                teams.iter().map(|t| t.as_str()).collect::<Vec<_>>().join(", "),
+                teams.join(", "),
                 reviewer_error(&err),
                 if err.status() == Some(422) {
                     " (the default GITHUB_TOKEN cannot request teams: use a token that can read the organization's teams, or route to users)"
@@ -364,7 +384,7 @@ fn annotations_digest(annotations: &[Annotation]) -> String {
     format!("skillgate:{}:{hex}", annotations.len())
 }
 
-fn id_of(value: &Value, method: &'static str, path: &str) -> Result<u64, ApiError> {
+pub(crate) fn id_of(value: &Value, method: &'static str, path: &str) -> Result<u64, ApiError> {
     value
         .get("id")
         .and_then(Value::as_u64)
@@ -375,14 +395,14 @@ fn id_of(value: &Value, method: &'static str, path: &str) -> Result<u64, ApiErro
         })
 }
 
-enum Created {
+pub(crate) enum Created {
     New(Value),
     Found(u64),
 }
 
 /// POST once; when the answer is lost (no answer, or a 5xx), look again before trying again,
 /// so a POST that did land is never made twice. Gives up after three tries.
-async fn create_once<F, Fut>(
+pub(crate) async fn create_once<F, Fut>(
     client: &Client,
     path: &str,
     body: &Value,
@@ -408,38 +428,47 @@ where
     }
 }
 
-/// Edit the sticky comment in place, or create it. Of two (a race between jobs), the oldest
-/// stays and the other is deleted.
-async fn sticky_comment(
+/// The sticky comments on issue or pull request `number`, oldest first: comments by a bot that
+/// start with [`COMMENT_MARKER`] (a person's comment that starts with it is theirs, never edited
+/// or deleted). Each with its id and body.
+pub(crate) async fn sticky_comments(
     client: &Client,
     repo: &Repo,
     number: u64,
+) -> Result<Vec<(u64, String)>, ApiError> {
+    let list = format!("{}/issues/{number}/comments?per_page=100", repo_path(repo));
+    let (comments, _) = client.get_all(&list, MAX_COMMENTS).await?;
+    let mut ours: Vec<(u64, String)> = comments
+        .iter()
+        .filter_map(|c| {
+            if c.pointer("/user/type").and_then(Value::as_str) != Some("Bot") {
+                return None;
+            }
+            let text = c.get("body").and_then(Value::as_str)?;
+            text.starts_with(COMMENT_MARKER)
+                .then(|| Some((c.get("id")?.as_u64()?, text.to_owned())))
+                .flatten()
+        })
+        .collect();
+    ours.sort_by_key(|(id, _)| *id);
+    Ok(ours)
+}
+
+/// Edit the sticky comment in place, or create it. Of two (a race between jobs), the oldest
+/// stays and the other is deleted. A reminder line the old comment carries for this same
+/// `head` stays (see [`super::remind`]): the wait it records has not changed.
+pub async fn sticky_comment(
+    client: &Client,
+    repo: &Repo,
+    number: u64,
+    head: &str,
     body: &str,
 ) -> Result<u64, ApiError> {
-    let list = format!("{}/issues/{number}/comments?per_page=100", repo_path(repo));
-    let find = || async {
-        let (comments, _) = client.get_all(&list, MAX_COMMENTS).await?;
-        let mut ours: Vec<(u64, String)> = comments
-            .iter()
-            .filter_map(|c| {
-                // Only a bot's comment: a person's comment that starts with the marker is
-                // theirs, never edited or deleted.
-                if c.pointer("/user/type").and_then(Value::as_str) != Some("Bot") {
-                    return None;
-                }
-                let text = c.get("body").and_then(Value::as_str)?;
-                text.starts_with(COMMENT_MARKER)
-                    .then(|| Some((c.get("id")?.as_u64()?, text.to_owned())))
-                    .flatten()
-            })
-            .collect();
-        ours.sort_by_key(|(id, _)| *id);
-        Ok::<_, ApiError>(ours)
-    };
-    let ours = find().await?;
+    let ours = sticky_comments(client, repo, number).await?;
     let keep = match ours.first() {
         Some((id, old)) => {
-            if old != body {
+            let body = carry_reminder(old, body, head);
+            if *old != body {
                 let path = format!("{}/issues/comments/{id}", repo_path(repo));
                 client.patch(&path, &json!({ "body": body })).await?;
             }
@@ -448,7 +477,10 @@ async fn sticky_comment(
         None => {
             let path = format!("{}/issues/{number}/comments", repo_path(repo));
             let created = create_once(client, &path, &json!({ "body": body }), || async {
-                Ok(find().await?.first().map(|(id, _)| *id))
+                Ok(sticky_comments(client, repo, number)
+                    .await?
+                    .first()
+                    .map(|(id, _)| *id))
             })
             .await?;
             match created {

@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::audit::{self, Reads};
 use crate::error::Error;
-use crate::github::{Session, Token, outputs};
+use crate::github::{self, Reminders, Session, Token, Tracked, outputs};
 use crate::report::{self, Report, Section, SectionName};
 use crate::store::{ReportQuery, TrailView};
 use crate::warning::{Warning, WarningKind};
@@ -157,11 +157,25 @@ pub fn report(request: &ReportRequest) -> Result<Reported, Error> {
     if let Some(path) = &session.step_summary {
         outputs::append_summary(path, &markdown).map_err(|err| Error::io("write", path, err))?;
     }
-    if wants_github {
-        let _ = (remind_after, waiting);
-        return Err(Error::usage(
-            "--issue and --remind-after are being built",
-            None,
+    if wants_github && let Some(repo) = &session.repo {
+        let waits = github::waits_of(waiting.as_deref().unwrap_or_default(), repo);
+        let after_hours = remind_after.map(|d| d.as_secs().div_ceil(3600));
+        let (tracked, reminders) = session.with_client(async |client| {
+            let tracked = match &request.issue {
+                Some(title) => Some(github::upsert_issue(client, repo, title, &markdown).await?),
+                None => None,
+            };
+            let reminders = match after_hours {
+                Some(hours) => {
+                    Some(github::remind(client, repo, &waits, hours, &timestamp(now)).await?)
+                }
+                None => None,
+            };
+            Ok((tracked, reminders))
+        })?;
+        warnings.extend(Warning::all(
+            WarningKind::Publish,
+            published(tracked.as_ref(), reminders.as_ref()),
         ));
     }
 
@@ -204,6 +218,39 @@ pub fn report(request: &ReportRequest) -> Result<Reported, Error> {
         written,
         warnings,
     })
+}
+
+/// What went to GitHub, a line each: the tracking issue, reminders, and what was left alone.
+fn published(tracked: Option<&Tracked>, reminders: Option<&Reminders>) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(t) = tracked {
+        let done = if t.created {
+            "created"
+        } else if t.updated {
+            "updated"
+        } else {
+            "unchanged"
+        };
+        lines.push(format!("tracking issue #{} {done}: {}", t.number, t.url));
+        if !t.closed.is_empty() {
+            let closed: Vec<String> = t.closed.iter().map(|n| format!("#{n}")).collect();
+            lines.push(format!(
+                "closed {} as duplicates of #{} (two runs raced)",
+                closed.join(", "),
+                t.number
+            ));
+        }
+    }
+    if let Some(r) = reminders {
+        for number in &r.reminded {
+            lines.push(format!("reminded the reviewers of #{number}"));
+        }
+        for (number, why) in &r.skipped {
+            lines.push(format!("no reminder on #{number}: {why}"));
+        }
+        lines.extend(r.notes.iter().cloned());
+    }
+    lines
 }
 
 fn write(path: &Path, text: &str) -> Result<(), Error> {

@@ -12,8 +12,8 @@ mod text;
 
 pub use escape::markdown_text;
 pub use github::{
-    Annotation, CHECK_TEXT_MAX_BYTES, COMMENT_MARKER, CheckOutput, annotations, check_output,
-    comment, trim_bytes,
+    Annotation, CHECK_TEXT_MAX_BYTES, COMMENT_MARKER, COMMENT_MAX_CHARS, CheckOutput, annotations,
+    check_output, comment, trim_bytes, trim_chars,
 };
 pub use json::json;
 pub use lint::{lint_json, lint_text};

@@ -11,7 +11,7 @@ use super::record::{RecordedRequest, Violation};
 use super::reply::{Ctx, Reply, ReplyBody};
 use super::spec::{Operation, Spec, parse_query};
 use super::state::State;
-use super::{checks, comments, git, pulls, schema};
+use super::{checks, comments, git, issues, pulls, schema};
 
 pub struct Shared {
     pub spec: Spec,
@@ -339,6 +339,9 @@ fn operation(state: &mut State, spec: &Spec, ctx: &Ctx) -> Reply {
         "issues/create-comment" => comments::create(state, spec, ctx),
         "issues/update-comment" => comments::update(state, spec, ctx),
         "issues/delete-comment" => comments::delete(state, ctx),
+        "issues/list-for-repo" => issues::list(state, spec, ctx),
+        "issues/create" => issues::create(state, spec, ctx),
+        "issues/update" => issues::update(state, spec, ctx),
         "checks/create" => checks::create(state, spec, ctx),
         "checks/update" => checks::update(state, spec, ctx),
         "checks/get" => checks::get(state, spec, ctx),

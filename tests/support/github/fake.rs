@@ -13,7 +13,7 @@ use super::record::{RecordedRequest, Violation};
 use super::server::{self, Server};
 use super::spec::Spec;
 use super::state::{
-    CheckRun, Comment, Fault, GitCommit, Pull, PullFile, ReviewerRequest, State, TreeEntry,
+    CheckRun, Comment, Fault, GitCommit, Issue, Pull, PullFile, ReviewerRequest, State, TreeEntry,
 };
 
 /// The token the fake accepts unless started with another.
@@ -221,6 +221,24 @@ impl FakeGitHub {
     /// All comments, oldest first.
     pub fn comments(&self) -> Vec<Comment> {
         self.state().comments.clone()
+    }
+
+    // ---- issues ----------------------------------------------------------------------
+
+    /// Opens an issue by `user` (its number follows the pull requests'); returns its number.
+    pub fn add_issue(&self, title: &str, body: &str, labels: &[&str], user: &str) -> u64 {
+        let labels: Vec<String> = labels.iter().map(|l| l.to_string()).collect();
+        self.state().add_issue(title, Some(body), &labels, user)
+    }
+
+    /// All issues (pull requests aside), by number.
+    pub fn issues(&self) -> Vec<Issue> {
+        self.state().issues.values().cloned().collect()
+    }
+
+    /// The repository's labels, in the order they were created.
+    pub fn labels(&self) -> Vec<String> {
+        self.state().labels.clone()
     }
 
     // ---- check runs ------------------------------------------------------------------

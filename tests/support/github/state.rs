@@ -1,5 +1,5 @@
 //! What the fake repository holds between requests: comments, check runs, pull requests,
-//! reviewer requests, git objects and refs, scripted faults, and the request log.
+//! issues and labels, reviewer requests, git objects and refs, scripted faults, and the request log.
 
 use std::collections::{BTreeMap, HashMap};
 use std::time::Duration;
@@ -86,6 +86,24 @@ impl Pull {
     pub fn author(&self) -> &str {
         self.json["user"]["login"].as_str().unwrap_or_default()
     }
+}
+
+/// An issue (never a pull request: those live in `pulls`, in the same number space).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issue {
+    pub number: u64,
+    pub title: String,
+    pub body: Option<String>,
+    /// `open` or `closed`.
+    pub state: String,
+    /// `completed`, `not_planned`, `duplicate`, `reopened`, or none.
+    pub state_reason: Option<String>,
+    /// Label names, in the order given.
+    pub labels: Vec<String>,
+    pub user: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub closed_at: Option<String>,
 }
 
 /// One call of `pulls/request-reviewers`, and how the fake answered it.
@@ -242,6 +260,9 @@ pub struct State {
     pub comments: Vec<Comment>,
     pub check_runs: Vec<CheckRun>,
     pub pulls: BTreeMap<u64, Pull>,
+    pub issues: BTreeMap<u64, Issue>,
+    /// The repository's labels (creating an issue with an unknown label creates it).
+    pub labels: Vec<String>,
     pub reviewer_requests: Vec<ReviewerRequest>,
     pub reject_team_reviewers: bool,
     pub read_only: bool,
@@ -263,6 +284,8 @@ impl State {
             comments: Vec::new(),
             check_runs: Vec::new(),
             pulls: BTreeMap::new(),
+            issues: BTreeMap::new(),
+            labels: Vec::new(),
             reviewer_requests: Vec::new(),
             reject_team_reviewers: false,
             read_only: false,
@@ -299,6 +322,46 @@ impl State {
             updated_at: now,
         });
         id
+    }
+
+    /// The next issue number: issues and pull requests share one number space.
+    pub fn next_issue_number(&mut self) -> u64 {
+        let pulls = self.pulls.keys().next_back().copied().unwrap_or(0);
+        let issues = self.issues.keys().next_back().copied().unwrap_or(0);
+        pulls.max(issues) + 1
+    }
+
+    /// Opens an issue as `user` (labels created as needed); returns its number.
+    pub fn add_issue(
+        &mut self,
+        title: &str,
+        body: Option<&str>,
+        labels: &[String],
+        user: &str,
+    ) -> u64 {
+        let number = self.next_issue_number();
+        let now = self.tick();
+        for label in labels {
+            if !self.labels.iter().any(|l| l.eq_ignore_ascii_case(label)) {
+                self.labels.push(label.clone());
+            }
+        }
+        self.issues.insert(
+            number,
+            Issue {
+                number,
+                title: title.to_string(),
+                body: body.map(str::to_string),
+                state: "open".into(),
+                state_reason: None,
+                labels: labels.to_vec(),
+                user: user.to_string(),
+                created_at: now.clone(),
+                updated_at: now,
+                closed_at: None,
+            },
+        );
+        number
     }
 
     /// The scripted fault for this operation, consumed.
