@@ -643,3 +643,64 @@ fn a_scheduled_report_keeps_one_issue_and_reminds_once() {
     );
     fake.assert_no_violations();
 }
+
+/// In a GitHub job without `--db`, the report reads the audit branch (every segment); a wait
+/// recorded before `escalated_to` existed is asked of its route in the default branch's config.
+#[test]
+fn a_scheduled_report_reads_the_audit_branch_and_asks_an_unrecorded_wait_of_its_route() {
+    let fake = fake();
+    let repo = common::Repo::plain();
+    let db = repo.path().join("made/trail.db");
+    history(&db);
+    skillgate::store::Store::open(&db)
+        .expect("open")
+        .connection()
+        .execute_batch("UPDATE approval_history SET escalated_to = NULL WHERE id = 1")
+        .expect("no escalated_to");
+    // The branch holds the registry and one segment, as a gate run writes them.
+    let split = skillgate::store::Store::open(&db)
+        .expect("open")
+        .split(
+            &repo.path().join("split"),
+            skillgate::store::MIN_SEGMENT_SIZE,
+        )
+        .expect("split");
+    let registry = std::fs::read(&split.registry).expect("registry");
+    let (segment, segment_path) = &split.segments[0];
+    let segment_bytes = std::fs::read(segment_path).expect("segment");
+    let segment_name = format!(".skillgate/trail/{}", segment.file_name());
+    fake.commit_files(
+        "skillgate/audit",
+        &[
+            (common::TRAIL_REGISTRY, &registry),
+            (&segment_name, &segment_bytes),
+        ],
+        "a gate run's trail",
+    );
+    repo.write(
+        ".skillgate.toml",
+        "[routing]\nhuman = { users = [\"carol\"], teams = [\"Codertocat/ops\"] }\n",
+    );
+    let comment = pull_with_comment(&fake, 20, HEAD);
+    let mut cmd = repo.skillgate(&["report", "--format", "json", "--remind-after", "48h"]);
+    cmd.env("SOURCE_DATE_EPOCH", MONDAY)
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_EVENT_NAME", "schedule")
+        .env("GITHUB_REPOSITORY", format!("{OWNER}/{NAME}"))
+        .env("GITHUB_API_URL", fake.url())
+        .env("GITHUB_TOKEN", fake.token());
+    let (code, stdout, stderr) = common::run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(doc["decisions_total"], 2, "read from the branch: {stdout}");
+    let requests = fake.reviewer_requests();
+    assert_eq!(requests.len(), 2, "{requests:?}");
+    assert_eq!(requests[0].reviewers, vec!["carol".to_owned()]);
+    assert_eq!(requests[1].team_reviewers, vec!["ops".to_owned()]);
+    assert!(
+        body(&fake, comment).contains("asked again: `carol`, team `ops`."),
+        "{}",
+        body(&fake, comment)
+    );
+    fake.assert_no_violations();
+}

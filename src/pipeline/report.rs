@@ -158,7 +158,17 @@ pub fn report(request: &ReportRequest) -> Result<Reported, Error> {
         outputs::append_summary(path, &markdown).map_err(|err| Error::io("write", path, err))?;
     }
     if wants_github && let Some(repo) = &session.repo {
-        let waits = github::waits_of(waiting.as_deref().unwrap_or_default(), repo);
+        // A wait recorded before `escalated_to` was (or by hand) is asked of its route now.
+        let mut waiting = waiting.unwrap_or_default();
+        for row in &mut waiting {
+            if row.escalated_to.is_empty()
+                && let Some(tier) = crate::skill::Tier::parse(&row.approval_level)
+                && let Some(route) = config.routing.route_for(tier, &row.categories)
+            {
+                row.escalated_to = route.users.iter().chain(&route.teams).cloned().collect();
+            }
+        }
+        let waits = github::waits_of(&waiting, repo);
         let after_hours = remind_after.map(|d| d.as_secs().div_ceil(3600));
         let (tracked, reminders) = session.with_client(async |client| {
             let tracked = match &request.issue {

@@ -87,6 +87,7 @@ fn table(section: &Section) -> (&'static [&'static str], Vec<Vec<String>>) {
                 "since",
                 "waited_hours",
                 "escalation_reason",
+                "categories",
                 "escalated_to",
                 "approvals",
                 "test_coverage",
@@ -104,6 +105,7 @@ fn table(section: &Section) -> (&'static [&'static str], Vec<Vec<String>>) {
                         field(&w.since),
                         int(w.waited_hours),
                         opt_text(w.escalation_reason.as_deref()),
+                        field(&w.categories.join(";")),
                         field(&w.escalated_to.join(";")),
                         field(&w.approvals.join(";")),
                         opt_real(w.test_coverage),
@@ -390,7 +392,7 @@ mod tests {
         let row = csv.split_terminator("\r\n").nth(1).expect("a row");
         assert!(row.contains(",72,"), "{row}");
         assert!(
-            row.ends_with("infrastructure change: deploy.sh runs kubectl,alice;acme/infra,,0.91"),
+            row.ends_with("infrastructure change: deploy.sh runs kubectl,,alice;acme/infra,,0.91"),
             "{row}"
         );
     }

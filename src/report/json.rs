@@ -87,6 +87,7 @@ fn rounded(report: &Report) -> Report {
                     since: _,
                     waited_hours: _,
                     escalation_reason: _,
+                    categories: _,
                     escalated_to: _,
                     approvals: _,
                     test_coverage,

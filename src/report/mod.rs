@@ -259,6 +259,8 @@ pub struct Waiting {
     /// Whole hours from `since` to the report's `until`.
     pub waited_hours: u64,
     pub escalation_reason: Option<String>,
+    /// The escalation categories (`coverage`, `infrastructure`, …): the first picks the route.
+    pub categories: Vec<String>,
     /// Who was asked (`approval_history.escalated_to`): users, then teams as `org/slug`.
     pub escalated_to: Vec<String>,
     /// Reviewers who approved so far, fewer than needed.

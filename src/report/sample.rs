@@ -76,6 +76,7 @@ pub fn report() -> Report {
             since: "2026-11-28 09:15:00".into(),
             waited_hours: 72,
             escalation_reason: Some("infrastructure change: deploy.sh runs kubectl".into()),
+            categories: vec![],
             escalated_to: vec!["alice".into(), "acme/infra".into()],
             approvals: vec![],
             test_coverage: Some(0.91),

@@ -350,6 +350,7 @@ fn waiting(conn: &Connection, w: &Window<'_>, routing: &Routing) -> rusqlite::Re
                 pull_request: number,
                 head_sha: head.clone(),
                 escalation_reason,
+                categories: p.categories,
                 escalated_to: asked(escalated_to.as_deref(), &repository),
                 approvals: p.approvers,
                 test_coverage,
