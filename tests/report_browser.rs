@@ -716,6 +716,7 @@ fn report() -> Report {
                 since: "2026-11-28 09:15:00".into(),
                 waited_hours: 30,
                 escalation_reason: Some("runs kubectl".into()),
+                categories: vec![],
                 escalated_to: vec!["alice".into()],
                 approvals: vec![],
                 test_coverage: Some(0.91),
