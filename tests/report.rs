@@ -222,7 +222,8 @@ fn every_section_holds_the_figures_worked_out_by_hand() {
         .expect("documentation");
     assert_eq!(docs["unmeasured"], 1);
 
-    // Seed query 5 over the window: reviews count at their tier, as the seed counts them.
+    // Each change once, by its latest word in the window: alice's and bob's approvals answer
+    // their escalations (the seed's query 5 would count six rows and 2 of 3 approved).
     let perf: Vec<(String, u64, u64, u64, f64)> = section(&doc, "gate-performance")
         .as_array()
         .expect("perf")
@@ -241,7 +242,7 @@ fn every_section_holds_the_figures_worked_out_by_hand() {
         perf,
         [
             ("auto".to_owned(), 3, 3, 0, 100.0),
-            ("escalate".to_owned(), 3, 2, 1, 66.7),
+            ("escalate".to_owned(), 2, 2, 0, 100.0),
             ("human".to_owned(), 1, 0, 1, 0.0)
         ]
     );
@@ -332,12 +333,14 @@ fn a_narrower_window_and_chosen_sections() {
     assert_eq!(doc["decisions_in_window"], 2);
     let perf = section(&doc, "gate-performance");
     assert_eq!(perf.as_array().map(Vec::len), Some(1));
+    // The escalation and alice's approval that answers it are one change.
     assert_eq!(
         (
             perf[0]["approval_level"].as_str(),
-            perf[0]["total"].as_u64()
+            perf[0]["total"].as_u64(),
+            perf[0]["approved"].as_u64()
         ),
-        (Some("escalate"), Some(2))
+        (Some("escalate"), Some(1), Some(1))
     );
 }
 

@@ -719,6 +719,7 @@ fn report() -> Report {
                 categories: vec![],
                 escalated_to: vec!["alice".into()],
                 approvals: vec![],
+                changes_requested_by: vec![],
                 test_coverage: Some(0.91),
             }]),
             Section::Effectiveness(vec![Effectiveness {

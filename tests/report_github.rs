@@ -374,7 +374,8 @@ async fn a_wait_is_reminded_once_and_survives_a_new_comment_on_the_same_head() {
     assert!(third.reminded.is_empty(), "{third:?}");
     assert_eq!(fake.reviewer_requests().len(), 2);
 
-    // The second skill crosses the threshold: a new wait, reminded; one line, replaced.
+    // The second skill crosses the threshold: its wait alone is reminded (the first one's
+    // reviewers are not asked twice); one line, replaced, whose tag keeps both.
     let fourth = remind(&client, &repo, &later, 48, "2026-12-02 09:00:00")
         .await
         .expect("fourth");
@@ -383,9 +384,17 @@ async fn a_wait_is_reminded_once_and_survives_a_new_comment_on_the_same_head() {
     let text = body(&fake, comment);
     assert_eq!(text.matches("skillgate:reminder").count(), 1, "{text}");
     assert!(
-        text.contains("(2026-12-02 09:00 UTC): deploy-helper (96 h), @\u{200d}evil &lt;b&gt; (48 h) have waited for a review"),
+        text.contains(
+            "(2026-12-02 09:00 UTC): @\u{200d}evil &lt;b&gt; has waited 48 h for a review"
+        ),
         "{text}"
     );
+    // The first skill is approved and leaves: the second's wait was reminded already.
+    let fifth = remind(&client, &repo, &later[1..], 48, "2026-12-03 09:00:00")
+        .await
+        .expect("fifth");
+    assert!(fifth.reminded.is_empty(), "{fifth:?}");
+    assert_eq!(fake.reviewer_requests().len(), 4);
     fake.assert_no_violations();
 }
 

@@ -57,6 +57,8 @@ pub struct Reminders {
 pub fn waits_of(rows: &[crate::report::Waiting], repo: &Repo) -> Vec<Wait> {
     rows.iter()
         .filter(|row| row.repository.eq_ignore_ascii_case(&repo.full()))
+        // A change request puts the next step with the author: nobody is reminded.
+        .filter(|row| row.changes_requested_by.is_empty())
         .map(|row| {
             let mut reviewers = Reviewers::default();
             for name in &row.escalated_to {
@@ -137,7 +139,10 @@ pub async fn remind(
             ));
             continue;
         }
-        let digest = wait_digest(number, head, &current);
+        let digests: Vec<String> = current
+            .iter()
+            .map(|w| wait_digest(number, head, w))
+            .collect();
         let Some((comment_id, old)) = sticky_comments(client, repo, number)
             .await?
             .into_iter()
@@ -149,11 +154,28 @@ pub async fn remind(
                 .push((number, "no skillgate comment to remind in".to_owned()));
             continue;
         };
-        if reminder_line(&old).is_some_and(|r| r.head == head && r.wait == digest) {
+        // Each wait is reminded once: the tag lists the waits reminded at this head.
+        let reminded: Vec<&str> = reminder_line(&old)
+            .filter(|r| r.head == head)
+            .map(|r| r.wait.split(',').collect())
+            .unwrap_or_default();
+        let fresh: Vec<&Wait> = current
+            .iter()
+            .zip(&digests)
+            .filter(|(_, d)| !reminded.contains(&d.as_str()))
+            .map(|(w, _)| *w)
+            .collect();
+        if fresh.is_empty() {
             out.skipped
                 .push((number, "already reminded for this wait".to_owned()));
             continue;
         }
+        let current = fresh;
+        // Still waiting and reminded before, or reminded now: what the tag keeps.
+        let mut digest: Vec<&str> = digests.iter().map(String::as_str).collect();
+        digest.sort_unstable();
+        digest.dedup();
+        let digest = digest.join(",");
         let author = pull.pointer("/user/login").and_then(Value::as_str);
         let wanted = union(&current, author);
         let asked = ask_reviewers(client, repo, number, &wanted, &mut out.notes).await;
@@ -197,20 +219,17 @@ fn union(waits: &[&Wait], author: Option<&str>) -> Reviewers {
     out
 }
 
-/// A wait's identity: the pull request, its head and each `(skill, since)`, in order.
-fn wait_digest(number: u64, head: &str, waits: &[&Wait]) -> String {
-    let mut pairs: Vec<(&str, &str)> = waits
-        .iter()
-        .map(|w| (w.skill.as_str(), w.since.as_str()))
-        .collect();
-    pairs.sort_unstable();
-    pairs.dedup();
+/// A wait's identity: the pull request, its head, the skill and since when it waits.
+fn wait_digest(number: u64, head: &str, wait: &Wait) -> String {
     let mut hasher = Sha256::new();
-    hasher.update(format!("{number}\n{head}\n"));
-    for (skill, since) in pairs {
-        // Lengths first: no skill name can pass for another pair.
-        hasher.update(format!("{}:{skill}{}:{since}\n", skill.len(), since.len()));
-    }
+    // Lengths first: no skill name can pass for another pair.
+    hasher.update(format!(
+        "{number}\n{head}\n{}:{}{}:{}\n",
+        wait.skill.len(),
+        wait.skill,
+        wait.since.len(),
+        wait.since
+    ));
     hasher
         .finalize()
         .iter()
@@ -306,7 +325,7 @@ pub(crate) fn reminder_line(body: &str) -> Option<ReminderLine<'_>> {
     let head = head.strip_prefix("head=")?;
     let wait = wait.strip_prefix("wait=")?;
     let hex = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_hexdigit());
-    (hex(head) && hex(wait)).then_some(ReminderLine { line, head, wait })
+    (hex(head) && wait.split(',').all(hex)).then_some(ReminderLine { line, head, wait })
 }
 
 /// `body` with `line` as its reminder: in place of the old one, else right below the marker,
@@ -374,21 +393,20 @@ mod tests {
     }
 
     #[test]
-    fn the_digest_is_the_wait_not_the_order_nor_the_hours() {
+    fn the_digest_is_the_wait_not_its_hours() {
         let a = wait("deploy-helper", "2026-11-28 09:00:00", 72);
         let b = wait("pdf", "2026-11-29 10:00:00", 47);
-        let one = wait_digest(42, HEAD, &[&a, &b]);
-        assert_eq!(one, wait_digest(42, HEAD, &[&b, &a]));
+        let one = wait_digest(42, HEAD, &a);
         assert_eq!(one.len(), 16);
+        assert_ne!(one, wait_digest(42, HEAD, &b));
         let mut later = a.clone();
         later.waited_hours = 96;
-        assert_eq!(one, wait_digest(42, HEAD, &[&later, &b]));
-        assert_ne!(one, wait_digest(43, HEAD, &[&a, &b]));
-        assert_ne!(one, wait_digest(42, &HEAD.replace('0', "f"), &[&a, &b]));
+        assert_eq!(one, wait_digest(42, HEAD, &later));
+        assert_ne!(one, wait_digest(43, HEAD, &a));
+        assert_ne!(one, wait_digest(42, &HEAD.replace('0', "f"), &a));
         let mut again = a.clone();
         again.since = "2026-11-30 09:00:00".to_owned();
-        assert_ne!(one, wait_digest(42, HEAD, &[&again, &b]));
-        assert_ne!(one, wait_digest(42, HEAD, &[&a]));
+        assert_ne!(one, wait_digest(42, HEAD, &again));
     }
 
     #[test]

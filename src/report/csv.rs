@@ -90,6 +90,7 @@ fn table(section: &Section) -> (&'static [&'static str], Vec<Vec<String>>) {
                 "categories",
                 "escalated_to",
                 "approvals",
+                "changes_requested_by",
                 "test_coverage",
             ],
             rows.iter()
@@ -108,6 +109,7 @@ fn table(section: &Section) -> (&'static [&'static str], Vec<Vec<String>>) {
                         field(&w.categories.join(";")),
                         field(&w.escalated_to.join(";")),
                         field(&w.approvals.join(";")),
+                        field(&w.changes_requested_by.join(";")),
                         opt_real(w.test_coverage),
                     ]
                 })

@@ -397,11 +397,15 @@ fn waiting(html: &mut String, rows: &[Waiting]) {
             } else {
                 list_of_code(&w.escalated_to)
             };
-            let approvals = if w.approvals.is_empty() {
+            let mut approvals = if w.approvals.is_empty() {
                 "none yet".to_owned()
             } else {
                 list_of_code(&w.approvals)
             };
+            if !w.changes_requested_by.is_empty() {
+                approvals.push_str("; changes requested by ");
+                approvals.push_str(&list_of_code(&w.changes_requested_by));
+            }
             vec![
                 text(&w.skill),
                 text(&w.category),

@@ -90,6 +90,7 @@ fn rounded(report: &Report) -> Report {
                     categories: _,
                     escalated_to: _,
                     approvals: _,
+                    changes_requested_by: _,
                     test_coverage,
                 } in rows
                 {

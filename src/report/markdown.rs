@@ -427,7 +427,15 @@ fn waiting(rows: &[Waiting], blocks: &mut Vec<Block>) {
                 duration(w.waited_hours as f64 * 60.0),
                 when(&w.since),
                 codes(&w.escalated_to),
-                codes(&w.approvals),
+                if w.changes_requested_by.is_empty() {
+                    codes(&w.approvals)
+                } else {
+                    format!(
+                        "{}; changes requested by {}",
+                        codes(&w.approvals),
+                        codes(&w.changes_requested_by)
+                    )
+                },
                 w.test_coverage.map_or_else(none, pct),
                 w.escalation_reason.as_deref().map_or_else(none, esc),
             ]

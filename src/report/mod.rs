@@ -265,6 +265,9 @@ pub struct Waiting {
     pub escalated_to: Vec<String>,
     /// Reviewers who approved so far, fewer than needed.
     pub approvals: Vec<String>,
+    /// Reviewers whose latest word is a change request: the skill waits on its author, and is
+    /// never reminded.
+    pub changes_requested_by: Vec<String>,
     pub test_coverage: Option<f64>,
 }
 

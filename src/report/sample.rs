@@ -79,6 +79,7 @@ pub fn report() -> Report {
             categories: vec![],
             escalated_to: vec!["alice".into(), "acme/infra".into()],
             approvals: vec![],
+            changes_requested_by: vec![],
             test_coverage: Some(0.91),
         }]),
         Section::Effectiveness(vec![Effectiveness {

@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use super::reviews::pending_at;
 use super::{StoreError, TrailView};
@@ -20,97 +20,134 @@ use crate::report::{
     PassRatePoint, PassRates, Report, SCHEMA, Section, SectionName, SkillPassRate,
     TierApprovalTime, TierPerformance, Waiting,
 };
-use crate::skill::{Reviewers, Tier};
+use crate::skill::Reviewers;
 
 /// Seed query 1 keeps the latest 20 rows of a skill.
 const POINTS_PER_SKILL: i64 = 20;
 /// The flakiest tests listed.
 const FLAKY_TESTS: i64 = 50;
 
-/// The statements that filter a window, each bound to `?1` (since) and `?2` (until): the
-/// indexes of migrations 0001 and 0006 serve them (`tests::windows_search_an_index`).
-const IN_WINDOW: &str =
-    "SELECT count(*) FROM approval_history WHERE timestamp >= ?1 AND timestamp < ?2";
-const DAILY: &str = "SELECT substr(timestamp, 1, 10) AS day, avg(pass_rate), count(*)
-         FROM approval_history
-         WHERE timestamp >= ?1 AND timestamp < ?2 AND review_id IS NULL
-           AND pass_rate IS NOT NULL
-         GROUP BY day ORDER BY day";
-const POINTS: &str = "SELECT skill_id, runs, timestamp, approval_level, pass_rate,
-                json_extract(test_results, '$.pass_count'),
-                json_extract(test_results, '$.fail_count'),
-                json_extract(test_results, '$.coverage'), decision
-         FROM (SELECT ah.*, row_number() OVER win AS n, count(*) OVER (PARTITION BY skill_id) AS runs
-               FROM approval_history ah
-               WHERE timestamp >= ?1 AND timestamp < ?2 AND review_id IS NULL
-                 AND pass_rate IS NOT NULL
-               WINDOW win AS (PARTITION BY skill_id ORDER BY timestamp DESC, id DESC))
-         WHERE n <= ?3
-         ORDER BY skill_id, timestamp, id";
-const EFFECTIVENESS: &str = "SELECT
-             sl.agent_type,
-             s.name,
-             s.category,
-             ROUND(JSON_EXTRACT(sl.test_execution_result, '$.pass_rate'), 3) as test_pass_rate,
-             ROUND(sl.confidence_after - sl.confidence_before, 3) as confidence_improvement,
-             COUNT(sl.id) as usage_count,
-             ROUND(AVG(CAST(sl.success_indicator as FLOAT)), 3) as success_rate
-         FROM skill_usage_log sl
-         JOIN skills s ON sl.skill_id = s.id
-         WHERE sl.task_id IS NOT NULL AND sl.loaded_at >= ?1 AND sl.loaded_at < ?2
-         GROUP BY sl.skill_id, sl.agent_type
-         HAVING test_pass_rate >= 0.90
-         ORDER BY confidence_improvement DESC, sl.agent_type, s.name";
-const PERFORMANCE: &str = "SELECT
-             ah.approval_level,
-             COUNT(ah.id) as total_approvals,
-             SUM(CASE WHEN ah.decision = 'approved' THEN 1 ELSE 0 END) as approved_count,
-             SUM(CASE WHEN ah.decision = 'rejected' THEN 1 ELSE 0 END) as rejected_count,
-             SUM(CASE WHEN ah.decision = 'needs_correction' THEN 1 ELSE 0 END) as correction_count,
-             SUM(CASE WHEN ah.decision = 'escalated' THEN 1 ELSE 0 END),
-             ROUND(100.0 * SUM(CASE WHEN ah.decision = 'approved' THEN 1 ELSE 0 END) / COUNT(ah.id), 1) as approval_rate,
-             ROUND(AVG(CAST(ah.review_duration_minutes as FLOAT)), 1) as avg_review_time_minutes
-         FROM approval_history ah
-         WHERE ah.timestamp >= ?1 AND ah.timestamp < ?2
-         GROUP BY ah.approval_level
-         ORDER BY CASE ah.approval_level WHEN 'auto' THEN 0 WHEN 'escalate' THEN 1 ELSE 2 END";
-const PHASE4: &str = "SELECT s.name, s.category, s.phase4_pattern_id, s.test_coverage,
-                s.required_test_pass_rate,
-                (SELECT decision FROM approval_history WHERE skill_id = s.id
-                 ORDER BY timestamp DESC, id DESC LIMIT 1),
-                (SELECT approval_level FROM approval_history WHERE skill_id = s.id
-                 ORDER BY timestamp DESC, id DESC LIMIT 1),
-                (SELECT max(timestamp) FROM approval_history
-                 WHERE skill_id = s.id AND decision = 'approved'),
-                s.created_at
-         FROM skills s
-         WHERE s.is_auto_generated = 1
-           AND lower(s.generated_by) = 'phase4'
-           AND s.created_at >= ?1 AND s.created_at < ?2
-         ORDER BY s.created_at DESC, s.name";
-const FLAKY: &str = "SELECT ah.skill_id, f.value, count(*), max(ah.timestamp)
-         FROM approval_history ah, json_each(ah.test_results, '$.flaky_tests') f
-         WHERE ah.timestamp >= ?1 AND ah.timestamp < ?2 AND ah.review_id IS NULL
-           AND ah.test_results LIKE '%\"flaky_tests\"%'
-           AND json_valid(ah.test_results) AND f.type = 'text'
-         GROUP BY ah.skill_id, f.value
-         ORDER BY count(*) DESC, max(ah.timestamp) DESC, ah.skill_id, f.value
-         LIMIT ?3";
-/// Per pull request and skill with an approval in the window: its first decision, and its first
-/// approval with that row's tier (`timestamp tier`; times sort as text), in one pass over the
-/// rows of those pull requests.
-const APPROVALS: &str = "SELECT julianday(substr(approved, 1, 19)) - julianday(first_at),
-                substr(approved, 21), substr(approved, 1, 19)
-         FROM (SELECT min(timestamp) AS first_at,
-                      min(CASE WHEN decision = 'approved'
-                               THEN timestamp || ' ' || approval_level END) AS approved
-               FROM approval_history
-               WHERE (repository, pull_request) IN (
-                   SELECT repository, pull_request FROM approval_history
-                   WHERE decision = 'approved' AND pull_request IS NOT NULL
-                     AND timestamp >= ?1 AND timestamp < ?2)
-               GROUP BY repository, pull_request, skill_id)
-         WHERE substr(approved, 1, 19) >= ?1 AND substr(approved, 1, 19) < ?2";
+/// Rows in the window, on column `c`: `?1` and `?2` are the window (`YYYY-MM-DD HH:MM:SS`), `?3`
+/// and `?4` the same a day wider. The gate stores times in that form; a row written by hand may
+/// hold RFC 3339 (`2026-11-10T06:00:00Z`), which sorts after it on its day as text. So a text
+/// range a day wider picks the rows from an index, and `datetime()` of each decides.
+macro_rules! window {
+    ($c:literal) => {
+        concat!(
+            $c,
+            " >= ?3 AND ",
+            $c,
+            " < ?4 AND datetime(",
+            $c,
+            ") >= ?1 AND datetime(",
+            $c,
+            ") < ?2"
+        )
+    };
+}
+
+/// The statements that filter a window (see [`window!`]): the indexes of migrations 0001 and
+/// 0006 serve them (`tests::windows_search_an_index`).
+const IN_WINDOW: &str = concat!(
+    "SELECT count(*) FROM approval_history WHERE ",
+    window!("timestamp")
+);
+const DAILY: &str = concat!(
+    "SELECT substr(datetime(timestamp), 1, 10) AS day, avg(pass_rate), count(*)
+     FROM approval_history
+     WHERE review_id IS NULL AND pass_rate IS NOT NULL AND ",
+    window!("timestamp"),
+    " GROUP BY day ORDER BY day"
+);
+const POINTS: &str = concat!(
+    "SELECT skill_id, runs, datetime(timestamp), approval_level, pass_rate,
+            json_extract(test_results, '$.pass_count'),
+            json_extract(test_results, '$.fail_count'),
+            json_extract(test_results, '$.coverage'), decision
+     FROM (SELECT ah.*, row_number() OVER win AS n, count(*) OVER (PARTITION BY skill_id) AS runs
+           FROM approval_history ah
+           WHERE review_id IS NULL AND pass_rate IS NOT NULL AND ",
+    window!("timestamp"),
+    " WINDOW win AS (PARTITION BY skill_id ORDER BY datetime(timestamp) DESC, id DESC))
+     WHERE n <= ?5
+     ORDER BY skill_id, datetime(timestamp), id"
+);
+/// Seed query 3, but with the averages of the skill's uses: the seed's bare
+/// `JSON_EXTRACT(...)` and `confidence_after - confidence_before` under `GROUP BY` take one
+/// arbitrary use's values (and its `HAVING` filters on that one). `query effectiveness` runs the
+/// seed's own text.
+const EFFECTIVENESS: &str = concat!(
+    "SELECT
+         sl.agent_type,
+         s.name,
+         s.category,
+         ROUND(AVG(JSON_EXTRACT(sl.test_execution_result, '$.pass_rate')), 3) as test_pass_rate,
+         ROUND(AVG(sl.confidence_after - sl.confidence_before), 3) as confidence_improvement,
+         COUNT(sl.id) as usage_count,
+         ROUND(AVG(CAST(sl.success_indicator as FLOAT)), 3) as success_rate
+     FROM skill_usage_log sl
+     JOIN skills s ON sl.skill_id = s.id
+     WHERE sl.task_id IS NOT NULL AND ",
+    window!("sl.loaded_at"),
+    " GROUP BY sl.skill_id, sl.agent_type
+     HAVING test_pass_rate >= 0.90
+     ORDER BY confidence_improvement DESC, sl.agent_type, s.name"
+);
+/// Each change decided in the window, once: a skill at a pull request's head (or a row outside
+/// any pull request), by its latest row in the window (the gate's decision, or the review that
+/// answered it); its tier, that row's decision and time, and the change's first row's time.
+/// Seed query 5 counts rows instead, so an escalation and the approval that answers it are two
+/// decisions and a re-run counts twice: `query gate-performance` runs the seed's own text.
+const CHANGES: &str = concat!(
+    "SELECT ah.approval_level, ah.decision, datetime(ah.timestamp),
+            CASE WHEN ah.pull_request IS NULL OR ah.repository IS NULL THEN datetime(ah.timestamp)
+            ELSE (SELECT min(datetime(f.timestamp)) FROM approval_history f
+                  WHERE f.repository = ah.repository AND f.pull_request = ah.pull_request
+                    AND f.skill_id = ah.skill_id
+                    AND COALESCE(f.pull_request_head, f.head_sha)
+                        IS COALESCE(ah.pull_request_head, ah.head_sha)) END
+     FROM approval_history ah
+     WHERE ah.id IN (
+         SELECT max(id) FROM approval_history WHERE ",
+    window!("timestamp"),
+    " GROUP BY CASE WHEN pull_request IS NULL OR repository IS NULL THEN 'row ' || id
+                    ELSE repository || ' ' || pull_request || ' '
+                         || COALESCE(pull_request_head, head_sha, '') || ' ' || skill_id END)"
+);
+/// The minutes reviews took (review rows that decided, not dismissals), per tier.
+const REVIEW_MINUTES: &str = concat!(
+    "SELECT approval_level, ROUND(AVG(CAST(review_duration_minutes as FLOAT)), 1)
+     FROM approval_history
+     WHERE review_id IS NOT NULL AND review_duration_minutes IS NOT NULL
+       AND decision != 'escalated' AND ",
+    window!("timestamp"),
+    " GROUP BY approval_level"
+);
+const PHASE4: &str = concat!(
+    "SELECT s.name, s.category, s.phase4_pattern_id, s.test_coverage,
+            s.required_test_pass_rate,
+            (SELECT decision FROM approval_history WHERE skill_id = s.id
+             ORDER BY timestamp DESC, id DESC LIMIT 1),
+            (SELECT approval_level FROM approval_history WHERE skill_id = s.id
+             ORDER BY timestamp DESC, id DESC LIMIT 1),
+            (SELECT datetime(max(timestamp)) FROM approval_history
+             WHERE skill_id = s.id AND decision = 'approved'),
+            datetime(s.created_at)
+     FROM skills s
+     WHERE s.is_auto_generated = 1 AND lower(s.generated_by) = 'phase4' AND ",
+    window!("s.created_at"),
+    " ORDER BY s.created_at DESC, s.name"
+);
+const FLAKY: &str = concat!(
+    "SELECT ah.skill_id, f.value, count(*), datetime(max(ah.timestamp))
+     FROM approval_history ah, json_each(ah.test_results, '$.flaky_tests') f
+     WHERE ah.review_id IS NULL AND ah.test_results LIKE '%\"flaky_tests\"%'
+       AND json_valid(ah.test_results) AND f.type = 'text' AND ",
+    window!("ah.timestamp"),
+    " GROUP BY ah.skill_id, f.value
+     ORDER BY count(*) DESC, max(ah.timestamp) DESC, ah.skill_id, f.value
+     LIMIT ?5"
+);
 
 /// What a report covers.
 #[derive(Debug, Clone)]
@@ -154,6 +191,8 @@ impl TrailView {
         let window = Window {
             since: &query.since,
             until: &query.until,
+            wide_since: shifted(&query.since, -1),
+            wide_until: shifted(&query.until, 1),
         };
         let mut sections = Vec::new();
         for name in SectionName::ALL {
@@ -174,7 +213,7 @@ impl TrailView {
             sections.push(section.map_err(read)?);
         }
         let decisions_in_window = conn
-            .query_row(IN_WINDOW, params![window.since, window.until], |r| {
+            .query_row(IN_WINDOW, params_from_iter(window.params()), |r| {
                 r.get::<_, i64>(0)
             })
             .map_err(read)?;
@@ -199,6 +238,31 @@ impl TrailView {
 struct Window<'a> {
     since: &'a str,
     until: &'a str,
+    /// A day wider on each side: the text range an index serves (see [`window!`]).
+    wide_since: String,
+    wide_until: String,
+}
+
+impl Window<'_> {
+    /// `?1` to `?4` of a windowed statement.
+    fn params(&self) -> [&str; 4] {
+        [self.since, self.until, &self.wide_since, &self.wide_until]
+    }
+}
+
+/// `time` moved by `days` (either way), in the trail's form; `time` itself when it does not read.
+fn shifted(time: &str, days: i64) -> String {
+    epoch(time)
+        .and_then(|at| i64::try_from(at).ok())
+        .map(|at| at + days * 86_400)
+        .and_then(|at| u64::try_from(at).ok())
+        .map_or_else(
+            || time.to_owned(),
+            |at| {
+                let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs(at);
+                super::history::sqlite_timestamp(&humantime::format_rfc3339_seconds(at).to_string())
+            },
+        )
 }
 
 fn count(n: i64) -> u64 {
@@ -216,8 +280,14 @@ fn rows<T>(
 }
 
 /// `"88%"` (the seed's form) or a number: coverage as a fraction.
-fn coverage_fraction(text: Option<String>) -> Option<f64> {
-    let text = text?;
+fn coverage_fraction(value: rusqlite::types::Value) -> Option<f64> {
+    use rusqlite::types::Value;
+    let text = match value {
+        Value::Text(text) => text,
+        Value::Real(v) => v.to_string(),
+        Value::Integer(v) => v.to_string(),
+        Value::Null | Value::Blob(_) => return None,
+    };
     let trimmed = text.trim();
     match trimmed.strip_suffix('%') {
         Some(percent) => percent.trim().parse::<f64>().ok().map(|p| p / 100.0),
@@ -229,7 +299,7 @@ fn coverage_fraction(text: Option<String>) -> Option<f64> {
 }
 
 fn pass_rates(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
-    let daily = rows(conn, DAILY, params![w.since, w.until], |r| {
+    let daily = rows(conn, DAILY, params_from_iter(w.params()), |r| {
         Ok(DailyPassRate {
             day: r.get(0)?,
             mean_pass_rate: r.get(1)?,
@@ -240,7 +310,13 @@ fn pass_rates(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
     let points = rows(
         conn,
         POINTS,
-        params![w.since, w.until, POINTS_PER_SKILL],
+        params![
+            w.since,
+            w.until,
+            w.wide_since,
+            w.wide_until,
+            POINTS_PER_SKILL
+        ],
         |r| {
             Ok((
                 r.get::<_, i64>(0)?,
@@ -251,7 +327,7 @@ fn pass_rates(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
                     pass_rate: r.get(4)?,
                     pass_count: r.get::<_, Option<i64>>(5)?.map(count),
                     fail_count: r.get::<_, Option<i64>>(6)?.map(count),
-                    coverage: coverage_fraction(r.get::<_, Option<String>>(7).unwrap_or(None)),
+                    coverage: coverage_fraction(r.get::<_, rusqlite::types::Value>(7)?),
                     decision: r.get(8)?,
                 },
             ))
@@ -318,7 +394,13 @@ fn waiting(conn: &Connection, w: &Window<'_>, routing: &Routing) -> rusqlite::Re
         };
         let pending = pending_at(conn, &repository, number, &head)?;
         for p in pending {
-            if p.is_approved(routing.required(p.tier, &p.categories)) {
+            // Approved, or escalated only after the window's end (the state shown is the
+            // trail's now: a wait begun later is not one at `until`).
+            if p.is_approved(routing.required(p.tier, &p.categories))
+                || epoch(&p.escalated_at)
+                    .zip(epoch(w.until))
+                    .is_some_and(|(a, b)| a >= b)
+            {
                 continue;
             }
             let detail = conn
@@ -353,6 +435,7 @@ fn waiting(conn: &Connection, w: &Window<'_>, routing: &Routing) -> rusqlite::Re
                 categories: p.categories,
                 escalated_to: asked(escalated_to.as_deref(), &repository),
                 approvals: p.approvers,
+                changes_requested_by: p.changes_requested_by,
                 test_coverage,
             });
         }
@@ -414,7 +497,7 @@ pub fn epoch(text: &str) -> Option<u64> {
 
 fn effectiveness(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
     // Seed query 3, over the window's usage.
-    rows(conn, EFFECTIVENESS, params![w.since, w.until], |r| {
+    rows(conn, EFFECTIVENESS, params_from_iter(w.params()), |r| {
         Ok(Effectiveness {
             agent_type: r.get(0)?,
             skill: r.get(1)?,
@@ -463,26 +546,87 @@ fn coverage(conn: &Connection) -> rusqlite::Result<Section> {
     .map(Section::Coverage)
 }
 
-fn gate_performance(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
-    // Seed query 5 over the window: reviews are rows of their tier, as in the seed.
-    rows(conn, PERFORMANCE, params![w.since, w.until], |r| {
-        Ok(TierPerformance {
-            approval_level: r.get(0)?,
-            total: count(r.get(1)?),
-            approved: count(r.get(2)?),
-            rejected: count(r.get(3)?),
-            needs_correction: count(r.get(4)?),
-            escalated: count(r.get(5)?),
-            approval_rate: r.get(6)?,
-            avg_review_minutes: r.get(7)?,
+/// One change decided in the window ([`CHANGES`]).
+struct Change {
+    tier: String,
+    decision: String,
+    /// Minutes from its first row to its latest.
+    minutes: f64,
+}
+
+fn changes(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Vec<Change>> {
+    rows(conn, CHANGES, params_from_iter(w.params()), |r| {
+        let last: Option<String> = r.get(2)?;
+        let first: Option<String> = r.get(3)?;
+        let minutes = match (
+            first.as_deref().and_then(epoch),
+            last.as_deref().and_then(epoch),
+        ) {
+            (Some(a), Some(b)) if b > a => (b - a) as f64 / 60.0,
+            _ => 0.0,
+        };
+        Ok(Change {
+            tier: r.get(0)?,
+            decision: r.get(1)?,
+            minutes,
         })
     })
-    .map(Section::GatePerformance)
+}
+
+/// `auto`, `escalate`, `human`, then anything a hand-written row holds.
+fn tier_order(level: &str) -> (u8, String) {
+    let order = match level {
+        "auto" => 0,
+        "escalate" => 1,
+        "human" => 2,
+        _ => 3,
+    };
+    (order, level.to_owned())
+}
+
+fn gate_performance(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
+    let minutes: BTreeMap<String, Option<f64>> =
+        rows(conn, REVIEW_MINUTES, params_from_iter(w.params()), |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?
+        .into_iter()
+        .collect();
+    let mut tiers: BTreeMap<(u8, String), TierPerformance> = BTreeMap::new();
+    for change in changes(conn, w)? {
+        let tier = tiers
+            .entry(tier_order(&change.tier))
+            .or_insert_with(|| TierPerformance {
+                approval_level: change.tier.clone(),
+                total: 0,
+                approved: 0,
+                rejected: 0,
+                needs_correction: 0,
+                escalated: 0,
+                approval_rate: 0.0,
+                avg_review_minutes: minutes.get(&change.tier).copied().flatten(),
+            });
+        tier.total += 1;
+        match change.decision.as_str() {
+            "approved" => tier.approved += 1,
+            "rejected" => tier.rejected += 1,
+            "needs_correction" => tier.needs_correction += 1,
+            _ => tier.escalated += 1,
+        }
+    }
+    Ok(Section::GatePerformance(
+        tiers
+            .into_values()
+            .map(|mut t| {
+                t.approval_rate = round1(100.0 * t.approved as f64 / t.total.max(1) as f64);
+                t
+            })
+            .collect(),
+    ))
 }
 
 fn phase4(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
     // Seed section 8's query, one row per skill: its latest decision and its latest approval.
-    rows(conn, PHASE4, params![w.since, w.until], |r| {
+    rows(conn, PHASE4, params_from_iter(w.params()), |r| {
         Ok(Generated {
             skill: r.get(0)?,
             category: r.get(1)?,
@@ -499,10 +643,12 @@ fn phase4(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
 }
 
 fn flaky_tests(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
-    let flaky: Vec<(i64, String, i64, String)> =
-        rows(conn, FLAKY, params![w.since, w.until, FLAKY_TESTS], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-        })?;
+    let flaky: Vec<(i64, String, i64, String)> = rows(
+        conn,
+        FLAKY,
+        params![w.since, w.until, w.wide_since, w.wide_until, FLAKY_TESTS],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    )?;
     if flaky.is_empty() {
         return Ok(Section::FlakyTests(Vec::new()));
     }
@@ -513,10 +659,12 @@ fn flaky_tests(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
             continue;
         }
         let n = conn.query_row(
-            "SELECT count(*) FROM approval_history
-             WHERE skill_id = ?1 AND timestamp >= ?2 AND timestamp < ?3
-               AND review_id IS NULL AND test_results IS NOT NULL",
-            params![skill_id, w.since, w.until],
+            concat!(
+                "SELECT count(*) FROM approval_history
+                 WHERE skill_id = ?5 AND review_id IS NULL AND test_results IS NOT NULL AND ",
+                window!("timestamp")
+            ),
+            params![w.since, w.until, w.wide_since, w.wide_until, skill_id],
             |r| r.get(0),
         )?;
         runs.insert(*skill_id, n);
@@ -537,33 +685,22 @@ fn flaky_tests(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
     ))
 }
 
-/// Per pull request and skill whose first approval falls in the window: minutes from its first
-/// decision there to that approval, grouped by the approving row's tier.
+/// The changes approved in the window (their latest word an approval): minutes from their first
+/// decision to it, by tier.
 fn time_to_approval(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
-    let samples: Vec<(String, f64)> = rows(conn, APPROVALS, params![w.since, w.until], |r| {
-        Ok((
-            r.get::<_, Option<String>>(1)?.unwrap_or_default(),
-            r.get::<_, Option<f64>>(0)?.unwrap_or(0.0) * 1440.0,
-        ))
-    })?;
-    let mut by_tier: BTreeMap<u8, (String, Vec<f64>)> = BTreeMap::new();
-    for (level, minutes) in samples {
-        let order = match Tier::parse(&level) {
-            Some(Tier::Auto) => 0,
-            Some(Tier::Escalate) => 1,
-            Some(Tier::Human) => 2,
-            None => 3,
-        };
-        by_tier
-            .entry(order)
-            .or_insert_with(|| (level, Vec::new()))
-            .1
-            .push(minutes.max(0.0));
+    let mut by_tier: BTreeMap<(u8, String), Vec<f64>> = BTreeMap::new();
+    for change in changes(conn, w)? {
+        if change.decision == "approved" {
+            by_tier
+                .entry(tier_order(&change.tier))
+                .or_default()
+                .push(change.minutes);
+        }
     }
     Ok(Section::TimeToApproval(
         by_tier
-            .into_values()
-            .map(|(level, mut minutes)| {
+            .into_iter()
+            .map(|((_, level), mut minutes)| {
                 minutes.sort_by(f64::total_cmp);
                 TierApprovalTime {
                     approval_level: level,
@@ -642,10 +779,13 @@ mod tests {
 
     #[test]
     fn coverage_reads_the_seeds_percent_form() {
-        assert_eq!(coverage_fraction(Some("88%".into())), Some(0.88));
-        assert_eq!(coverage_fraction(Some("0.9".into())), Some(0.9));
-        assert_eq!(coverage_fraction(Some("n/a".into())), None);
-        assert_eq!(coverage_fraction(None), None);
+        use rusqlite::types::Value;
+        assert_eq!(coverage_fraction(Value::Text("88%".into())), Some(0.88));
+        assert_eq!(coverage_fraction(Value::Text("0.9".into())), Some(0.9));
+        assert_eq!(coverage_fraction(Value::Real(0.75)), Some(0.75));
+        assert_eq!(coverage_fraction(Value::Integer(88)), Some(0.88));
+        assert_eq!(coverage_fraction(Value::Text("n/a".into())), None);
+        assert_eq!(coverage_fraction(Value::Null), None);
     }
 
     #[test]
@@ -690,16 +830,12 @@ mod tests {
             ("DAILY", super::DAILY, "idx_approval_history_timestamp"),
             ("POINTS", super::POINTS, "idx_approval_history_timestamp"),
             ("EFFECTIVENESS", super::EFFECTIVENESS, "idx_usage_loaded_at"),
-            (
-                "PERFORMANCE",
-                super::PERFORMANCE,
-                "idx_approval_history_timestamp",
-            ),
+            ("CHANGES", super::CHANGES, "idx_approval_history_timestamp"),
             ("PHASE4", super::PHASE4, "idx_skills_created_at"),
             ("FLAKY", super::FLAKY, "idx_approval_history_timestamp"),
             (
-                "APPROVALS",
-                super::APPROVALS,
+                "REVIEW_MINUTES",
+                super::REVIEW_MINUTES,
                 "idx_approval_history_timestamp",
             ),
         ] {
@@ -711,6 +847,8 @@ mod tests {
                 .map(|i| match i {
                     0 => "2026-11-01 00:00:00".to_owned(),
                     1 => "2026-12-01 00:00:00".to_owned(),
+                    2 => "2026-10-31 00:00:00".to_owned(),
+                    3 => "2026-12-02 00:00:00".to_owned(),
                     _ => "20".to_owned(),
                 })
                 .collect();
