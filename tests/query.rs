@@ -785,3 +785,27 @@ fn without_db_the_repository_trail_is_found_single_or_segmented() {
     assert_eq!(parse(&segmented), parse(&single));
     assert_eq!(parse(&single).len(), 3);
 }
+
+#[test]
+fn a_pragma_met_while_stepping_and_a_giant_value_are_refused_at_once() {
+    let trail = trail();
+    let before = fingerprint(&trail);
+    // The PRAGMA inside a pragma table-valued function is authorized only as it steps.
+    let (code, _, stderr) = query(&trail.single, &["--sql", "SELECT * FROM pragma_query_only"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("refused: `SELECT * FROM pragma_query_only` runs pragma query_only"),
+        "{stderr}"
+    );
+    // SQLite refuses to make a value past 16 MiB: no minutes, no gigabytes.
+    let (code, _, stderr) = query(
+        &trail.single,
+        &["--sql", "SELECT length(randomblob(999999999)) AS n"],
+    );
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("returned more than 16777216 bytes"),
+        "{stderr}"
+    );
+    assert_eq!(fingerprint(&trail), before);
+}

@@ -497,3 +497,123 @@ fn a_segmented_trail_reports_as_its_single_file_does() {
     assert_eq!(segmented, whole);
     assert_eq!(segmented["decisions_total"], 8);
 }
+
+/// The reviewers' counterexamples: RFC 3339 rows at the window's edge, an approval dismissed
+/// and given again, a skill re-escalated at a new head, a change request, uses whose average
+/// fails the seed's 0.90 bar.
+#[test]
+fn changes_count_once_by_their_latest_word_and_edges_are_exact() {
+    let repo = Repo::plain();
+    let db = repo.path().join("trail.db");
+    std::fs::create_dir_all(repo.path()).expect("dir");
+    let store = skillgate::store::Store::open(&db).expect("a new trail");
+    store
+        .connection()
+        .execute_batch(
+            r#"
+        INSERT INTO skills (id, name, category, content_path, content_hash, version, skill_dir)
+        VALUES (1, 'alpha', 'testing', 'a/SKILL.md', 'ha', '1.0.0', 'skills/alpha'),
+               (2, 'beta', 'testing', 'b/SKILL.md', 'hb', '1.0.0', 'skills/beta'),
+               (3, 'gamma', 'testing', 'c/SKILL.md', 'hc', '1.0.0', 'skills/gamma');
+        INSERT INTO approval_history (skill_id, version, approval_level, decision, timestamp,
+            escalation_timestamp, repository, pull_request, head_sha, pull_request_head,
+            approver, review_id, review_duration_minutes, escalated_to, idempotency_key)
+        VALUES
+          -- alpha, #1: escalated (an RFC 3339 time), approved, dismissed, approved again.
+          (1, '1', 'escalate', 'escalated', '2026-11-20T10:00:00Z', '2026-11-20T10:00:00Z',
+           'o/r', 1, 'm1', 'a1', NULL, NULL, NULL, '{"users":["alice"],"teams":[]}', 'k1'),
+          (1, '1', 'escalate', 'approved', '2026-11-20 12:00:00', NULL,
+           'o/r', 1, 'm1', 'a1', 'alice', 'r1', 120, NULL, 'k2'),
+          (1, '1', 'escalate', 'escalated', '2026-11-20 13:00:00', NULL,
+           'o/r', 1, 'm1', 'a1', 'alice', 'r1-dismissed', NULL, NULL, 'k3'),
+          (1, '1', 'escalate', 'approved', '2026-11-20 14:00:00', NULL,
+           'o/r', 1, 'm1', 'a1', 'alice', 'r2', 240, NULL, 'k4'),
+          -- beta, #2: auto at one head, escalated to a maintainer at the next, approved 3 days on.
+          (2, '1', 'auto', 'approved', '2026-11-21 10:00:00', NULL,
+           'o/r', 2, 'm2', 'b1', 'system', NULL, NULL, NULL, 'k5'),
+          (2, '1', 'human', 'escalated', '2026-11-22 10:00:00', '2026-11-22 10:00:00',
+           'o/r', 2, 'm3', 'b2', NULL, NULL, NULL, '{"users":["maint"],"teams":[]}', 'k6'),
+          (2, '1', 'human', 'approved', '2026-11-25 10:00:00', NULL,
+           'o/r', 2, 'm3', 'b2', 'maint', 'r3', 4320, NULL, 'k7'),
+          -- alpha, #3: six hours before the window opens, written as RFC 3339.
+          (1, '1', 'auto', 'approved', '2026-11-10T06:00:00Z', NULL,
+           'o/r', 3, 'm4', 'c1', 'system', NULL, NULL, NULL, 'k8'),
+          -- gamma, #4: escalated, then bob asked for changes: it waits on its author.
+          (3, '1', 'escalate', 'escalated', '2026-11-26 10:00:00', '2026-11-26 10:00:00',
+           'o/r', 4, 'm5', 'd1', NULL, NULL, NULL, '{"users":["bob"],"teams":[]}', 'k9'),
+          (3, '1', 'escalate', 'needs_correction', '2026-11-27 10:00:00', NULL,
+           'o/r', 4, 'm5', 'd1', 'bob', 'r4', 1440, NULL, 'k10');
+        INSERT INTO skill_usage_log (agent_id, agent_type, skill_id, task_id, loaded_at,
+            confidence_before, confidence_after, test_execution_result, success_indicator)
+        VALUES ('a', 'tester', 1, 't1', '2026-11-20 10:00:00', 0.5, 0.4, '{"pass_rate":0.2}', 0),
+               ('a', 'tester', 1, 't2', '2026-11-20 11:00:00', 0.5, 0.9, '{"pass_rate":0.95}', 1),
+               ('a', 'tester', 1, 't3', '2026-11-20 12:00:00', 0.5, 0.4, '{"pass_rate":0.1}', 0),
+               ('a', 'tester', 1, 't4', '2026-11-20 13:00:00', 0.5, 0.9, '{"pass_rate":0.91}', 1);
+        "#,
+        )
+        .expect("inserts");
+    drop(store);
+    let doc = report_json(&db, &["--since", "2026-11-10T12:00:00Z"]);
+    // Ten rows, the one six hours before the window left out.
+    assert_eq!(doc["decisions_in_window"], 9);
+    let perf: Vec<(String, u64, u64, u64, u64)> = section(&doc, "gate-performance")
+        .as_array()
+        .expect("perf")
+        .iter()
+        .map(|t| {
+            (
+                t["approval_level"].as_str().expect("level").to_owned(),
+                t["total"].as_u64().expect("total"),
+                t["approved"].as_u64().expect("approved"),
+                t["needs_correction"].as_u64().expect("corrections"),
+                t["escalated"].as_u64().expect("open"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        perf,
+        [
+            ("auto".to_owned(), 1, 1, 0, 0),
+            ("escalate".to_owned(), 2, 1, 1, 0),
+            ("human".to_owned(), 1, 1, 0, 0)
+        ]
+    );
+    let times: Vec<(String, f64)> = section(&doc, "time-to-approval")
+        .as_array()
+        .expect("times")
+        .iter()
+        .map(|t| {
+            (
+                t["approval_level"].as_str().expect("level").to_owned(),
+                t["median_minutes"].as_f64().expect("median"),
+            )
+        })
+        .collect();
+    // alpha waited four hours for the approval that stands; beta three days at its new head.
+    assert_eq!(
+        times,
+        [
+            ("auto".to_owned(), 0.0),
+            ("escalate".to_owned(), 240.0),
+            ("human".to_owned(), 4320.0)
+        ]
+    );
+    // No row here carries test results: no daily series.
+    let days: Vec<&str> = section(&doc, "pass-rates")["daily"]
+        .as_array()
+        .expect("daily")
+        .iter()
+        .map(|d| d["day"].as_str().expect("day"))
+        .collect();
+    assert!(days.is_empty(), "no row has test results: {days:?}");
+    // gamma waits on its author: shown with bob's change request.
+    let waiting = section(&doc, "waiting").as_array().expect("waiting");
+    assert_eq!(waiting.len(), 1, "{waiting:?}");
+    assert_eq!(waiting[0]["skill"], "gamma");
+    assert_eq!(
+        waiting[0]["changes_requested_by"],
+        serde_json::json!(["bob"])
+    );
+    // Mean pass rate 0.54 over four uses: under the seed's 0.90, not listed.
+    assert_eq!(section(&doc, "effectiveness"), &serde_json::json!([]));
+}

@@ -13,6 +13,6 @@ pub mod tracking;
 
 pub use client::{ApiError, Client, Retry, Token};
 pub use event::{Event, PullRequest, Repo};
-pub use remind::{Reminders, Wait, remind, waits_of};
+pub use remind::{Reminders, Wait, open_heads, remind, waits_of};
 pub use session::{GithubError, Session};
 pub use tracking::{REPORT_LABEL, Tracked, upsert_issue};

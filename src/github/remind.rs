@@ -79,6 +79,32 @@ pub fn waits_of(rows: &[crate::report::Waiting], repo: &Repo) -> Vec<Wait> {
         .collect()
 }
 
+/// The head of each of these pull requests that is open; `None` for one closed, merged or
+/// unknown to GitHub.
+pub async fn open_heads(
+    client: &Client,
+    repo: &Repo,
+    numbers: &[u64],
+) -> Result<BTreeMap<u64, Option<String>>, ApiError> {
+    let mut out = BTreeMap::new();
+    for &number in numbers {
+        let head = match client
+            .get(&format!("{}/pulls/{number}", repo_path(repo)))
+            .await
+        {
+            Ok(pull) if pull.get("state").and_then(Value::as_str) == Some("open") => pull
+                .pointer("/head/sha")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            Ok(_) => None,
+            Err(err) if err.status() == Some(404) => None,
+            Err(err) => return Err(err),
+        };
+        out.insert(number, head);
+    }
+    Ok(out)
+}
+
 /// Remind the reviewers of every open pull request whose skills have waited `after_hours` or
 /// more at its current head, unless the same wait was reminded already. `now` (`YYYY-MM-DD
 /// HH:MM:SS`, UTC) dates the line. A pull request GitHub does not know is skipped; any other

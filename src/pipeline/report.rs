@@ -122,10 +122,21 @@ pub fn report(request: &ReportRequest) -> Result<Reported, Error> {
             );
             TrailView::open_single(&trail.path())?
         }
-        None => TrailView::open(&super::audit::trail_path(
-            &request.repo,
-            request.db.as_deref(),
-        )?)?,
+        None => {
+            let path = super::audit::trail_path(&request.repo, request.db.as_deref())?;
+            if session.in_actions && request.db.is_none() {
+                warnings.push(Warning::new(
+                    WarningKind::Audit,
+                    format!(
+                        "the audit branch was not read (`[audit] commit = \"{}\"`{}): the report is of {}",
+                        config.audit.commit.as_str(),
+                        if session.token.is_none() { ", no token" } else { "" },
+                        path.display()
+                    ),
+                ));
+            }
+            TrailView::open(&path)?
+        }
     };
     let repository = match session.repo.as_ref() {
         Some(repo) => Some(repo.full()),
@@ -143,6 +154,47 @@ pub fn report(request: &ReportRequest) -> Result<Reported, Error> {
         sections,
         routing: &config.routing,
     })?;
+    // In a GitHub job, a wait is shown only while its pull request is open at the head it waits
+    // at: the trail cannot tell a closed pull request, nor a head no run has decided on yet.
+    if session.in_actions
+        && session.token.is_some()
+        && let Some(repo) = &session.repo
+        && let Some(Section::Waiting(rows)) = report
+            .sections
+            .iter_mut()
+            .find(|s| s.name() == SectionName::Waiting)
+    {
+        let ours = |row: &crate::report::Waiting| row.repository.eq_ignore_ascii_case(&repo.full());
+        let mut numbers: Vec<u64> = rows
+            .iter()
+            .filter(|r| ours(r))
+            .map(|r| r.pull_request)
+            .collect();
+        numbers.sort_unstable();
+        numbers.dedup();
+        if !numbers.is_empty() {
+            let heads = session.with_client(async |client| {
+                Ok(github::open_heads(client, repo, &numbers).await?)
+            })?;
+            let before = rows.len();
+            rows.retain(|r| {
+                !ours(r)
+                    || heads.get(&r.pull_request).and_then(Option::as_deref)
+                        == Some(r.head_sha.as_str())
+            });
+            let gone = before - rows.len();
+            if gone > 0 {
+                warnings.push(Warning::new(
+                    WarningKind::Publish,
+                    format!(
+                        "{gone} recorded {} left out: {} pull request is closed, or its head moved on",
+                        if gone == 1 { "wait" } else { "waits" },
+                        if gone == 1 { "its" } else { "their" }
+                    ),
+                ));
+            }
+        }
+    }
     let waiting = report.sections.iter().find_map(|s| match s {
         Section::Waiting(rows) => Some(rows.clone()),
         _ => None,
@@ -263,8 +315,11 @@ fn published(tracked: Option<&Tracked>, reminders: Option<&Reminders>) -> Vec<St
     lines
 }
 
+/// A file holds what stdout would: text from the trail made inert for a terminal (a JSON
+/// document keeps its values).
 fn write(path: &Path, text: &str) -> Result<(), Error> {
-    std::fs::write(path, text).map_err(|err| Error::io("write", path, err))
+    std::fs::write(path, crate::untrusted::inert::stdout(text))
+        .map_err(|err| Error::io("write", path, err))
 }
 
 fn check_parent(out: &Path) -> Result<(), Error> {

@@ -1,8 +1,10 @@
 //! The report as CSV: one file per section (`pass-rates.csv`, …), RFC 4180.
 //!
-//! Each file is a header row then one row per record, lines ending in CRLF as RFC 4180 has them
-//! (Python's `csv`, pandas and spreadsheets read it; so do `cut` and `awk` with a `\r` to
-//! spare). A field holding `,`, `"`, CR or LF is quoted, its quotes doubled. A text field that a
+//! Each file is a header row then one row per record, lines ending in LF (RFC 4180 has CRLF;
+//! Python's `csv`, pandas and spreadsheets read both, and a file written with `--out` holds the
+//! same bytes as stdout, where a CR would be neutralised). A field holding `,`, `"` or LF is
+//! quoted, its quotes doubled; control characters other than LF and tab (CR, ESC…) and
+//! bidirectional controls become `�`, so no cell moves a terminal's cursor or reorders itself. A text field that a
 //! spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, tab or CR) gets a
 //! leading `'`, unless it is a plain number. Rates and coverage are fractions (`0.957`) rounded
 //! to 4 decimals, as in the JSON; a missing value is an empty field; lists (who was asked, who
@@ -34,7 +36,7 @@ pub fn render(report: &Report) -> Vec<(String, String)> {
 fn line(out: &mut String, fields: impl IntoIterator<Item = String>) {
     let fields: Vec<String> = fields.into_iter().collect();
     out.push_str(&fields.join(","));
-    out.push_str("\r\n");
+    out.push('\n');
 }
 
 /// The header and the rows (fields already encoded) of one section.
@@ -292,6 +294,17 @@ fn table(section: &Section) -> (&'static [&'static str], Vec<Vec<String>>) {
 /// One field, RFC 4180 quoted, a formula neutralised with a leading `'` (numbers stay
 /// numbers): also what `skillgate query --format csv` writes.
 pub fn field(value: &str) -> String {
+    let inert: String = value
+        .chars()
+        .map(|c| {
+            if (c.is_control() && c != '\n' && c != '\t') || crate::untrusted::inert::is_bidi(c) {
+                '\u{fffd}'
+            } else {
+                c
+            }
+        })
+        .collect();
+    let value = inert.as_str();
     let starts_a_formula = value.starts_with(['=', '+', '-', '@', '\t', '\r']);
     let value = if starts_a_formula && !is_number(value) {
         format!("'{value}")
@@ -361,8 +374,8 @@ mod tests {
             .collect();
         assert_eq!(names, expected);
         for (name, contents) in &files {
-            assert!(contents.ends_with("\r\n"), "{name}");
-            assert!(!contents.replace("\r\n", "").contains('\n'), "{name}");
+            assert!(contents.ends_with("\n"), "{name}");
+            assert!(!contents.replace("\n", "").contains('\n'), "{name}");
         }
     }
 
@@ -370,7 +383,7 @@ mod tests {
     fn pass_rates_have_a_row_per_point() {
         let files = render(&sample::report());
         let csv = file(&files, "pass-rates.csv");
-        let lines: Vec<&str> = csv.split_terminator("\r\n").collect();
+        let lines: Vec<&str> = csv.split_terminator("\n").collect();
         assert_eq!(lines.len(), 1 + 3 + 1);
         assert_eq!(
             lines[0],
@@ -391,10 +404,10 @@ mod tests {
     fn waiting_lists_who_was_asked() {
         let files = render(&sample::report());
         let csv = file(&files, "waiting.csv");
-        let row = csv.split_terminator("\r\n").nth(1).expect("a row");
+        let row = csv.split_terminator("\n").nth(1).expect("a row");
         assert!(row.contains(",72,"), "{row}");
         assert!(
-            row.ends_with("infrastructure change: deploy.sh runs kubectl,,alice;acme/infra,,0.91"),
+            row.ends_with("infrastructure change: deploy.sh runs kubectl,,alice;acme/infra,,,0.91"),
             "{row}"
         );
     }
@@ -405,7 +418,11 @@ mod tests {
         assert_eq!(field("a,b"), "\"a,b\"");
         assert_eq!(field("say \"hi\""), "\"say \"\"hi\"\"\"");
         assert_eq!(field("two\nlines"), "\"two\nlines\"");
-        assert_eq!(field("cr\rhere"), "\"cr\rhere\"");
+        assert_eq!(field("cr\rhere"), "cr\u{fffd}here");
+        assert_eq!(
+            field("\u{1b}]0;x\u{7}\u{202e}"),
+            "\u{fffd}]0;x\u{fffd}\u{fffd}"
+        );
         assert_eq!(field(""), "");
     }
 
@@ -416,7 +433,7 @@ mod tests {
         assert_eq!(field("-2+3"), "'-2+3");
         assert_eq!(field("@SUM(A1)"), "'@SUM(A1)");
         assert_eq!(field("\tx"), "'\tx");
-        assert_eq!(field("\rx"), "\"'\rx\"");
+        assert_eq!(field("\rx"), "\u{fffd}x");
         assert_eq!(field("-inf"), "'-inf");
         // Plain numbers, as text or not, are left alone.
         assert_eq!(field("-6.4"), "-6.4");
@@ -442,8 +459,8 @@ mod tests {
         let csv = file(&files, "flaky-tests.csv");
         assert_eq!(
             csv,
-            "skill,test,flaky_runs,runs,last_seen\r\n\
-             '@evil,\"'=cmd|'/C calc'!A0,\"\"x\"\"\",4,9,2026-11-16 10:00:00\r\n"
+            "skill,test,flaky_runs,runs,last_seen\n\
+             '@evil,\"'=cmd|'/C calc'!A0,\"\"x\"\"\",4,9,2026-11-16 10:00:00\n"
         );
     }
 
@@ -462,7 +479,7 @@ mod tests {
         let files = render(&sample::empty());
         assert_eq!(files.len(), SectionName::ALL.len());
         for (name, contents) in &files {
-            assert_eq!(contents.matches("\r\n").count(), 1, "{name}: {contents}");
+            assert_eq!(contents.matches("\n").count(), 1, "{name}: {contents}");
             insta::assert_snapshot!(
                 format!("csv_empty_{}", name.trim_end_matches(".csv")),
                 contents

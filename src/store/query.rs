@@ -171,6 +171,9 @@ pub struct Guard<'c> {
     deadline: Arc<Mutex<Option<Instant>>>,
 }
 
+/// The largest text or blob a statement may make or read (SQLite's `SQLITE_LIMIT_LENGTH`).
+pub const MAX_VALUE_BYTES: i32 = 16 << 20;
+
 impl<'c> Guard<'c> {
     /// Install the guard on `conn`. It stays installed for the connection's life: open a
     /// connection for `query` alone.
@@ -188,9 +191,15 @@ impl<'c> Guard<'c> {
                 }
             }
         }))?;
+        // No single value past this: SQLite refuses to make it (`string or blob too big`), so
+        // `randomblob(999999999)` costs neither minutes nor gigabytes before the limits bite.
+        conn.set_limit(
+            rusqlite::limits::Limit::SQLITE_LIMIT_LENGTH,
+            MAX_VALUE_BYTES,
+        )?;
         let until = Arc::clone(&deadline);
         conn.progress_handler(
-            10_000,
+            1_000,
             Some(move || {
                 let until = until.lock().unwrap_or_else(PoisonError::into_inner);
                 until.is_some_and(|t| Instant::now() >= t)
@@ -297,11 +306,25 @@ impl<'c> Guard<'c> {
                 statement,
                 limit: limits.bytes,
             }),
+            // A value past MAX_VALUE_BYTES: SQLite stops it at once.
+            Err(Collect::Sqlite(rusqlite::Error::SqliteFailure(e, _)))
+                if e.code == rusqlite::ErrorCode::TooBig =>
+            {
+                Err(QueryError::TooLarge {
+                    statement,
+                    limit: limits.bytes.min(MAX_VALUE_BYTES as usize),
+                })
+            }
             Err(Collect::Sqlite(err)) if is_interrupt(&err) => Err(QueryError::TimedOut {
                 statement,
                 limit: limits.time,
             }),
-            Err(Collect::Sqlite(source)) => Err(QueryError::Failed { statement, source }),
+            // Some authorizations come only as the statement steps (the PRAGMA inside
+            // `pragma_query_only`): a refusal, not a failure to read.
+            Err(Collect::Sqlite(source)) => match self.take_refusal() {
+                Some(reason) => Err(QueryError::Refused { statement, reason }),
+                None => Err(QueryError::Failed { statement, source }),
+            },
         }
     }
 
