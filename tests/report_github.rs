@@ -664,8 +664,15 @@ fn a_scheduled_report_reads_the_audit_branch_and_asks_an_unrecorded_wait_of_its_
     skillgate::store::Store::open(&db)
         .expect("open")
         .connection()
-        .execute_batch("UPDATE approval_history SET escalated_to = NULL WHERE id = 1")
-        .expect("no escalated_to");
+        .execute_batch(&format!(
+            "UPDATE approval_history SET escalated_to = NULL WHERE id = 1;
+             INSERT INTO approval_history (skill_id, version, approval_level, decision,
+                 timestamp, escalation_timestamp, repository, pull_request, head_sha,
+                 pull_request_head, idempotency_key)
+             VALUES (2, '1.0.0', 'human', 'escalated', '2026-11-26 09:15:00',
+                 '2026-11-26 09:15:00', '{OWNER}/{NAME}', 22, 'm22', '{NEWER}', 'k3');"
+        ))
+        .expect("no escalated_to, and a wait at a pull request GitHub no longer has open");
     // The branch holds the registry and one segment, as a gate run writes them.
     let split = skillgate::store::Store::open(&db)
         .expect("open")
@@ -701,7 +708,21 @@ fn a_scheduled_report_reads_the_audit_branch_and_asks_an_unrecorded_wait_of_its_
     let (code, stdout, stderr) = common::run(cmd);
     assert_eq!(code, 0, "{stderr}");
     let doc: serde_json::Value = serde_json::from_str(&stdout).expect("json");
-    assert_eq!(doc["decisions_total"], 2, "read from the branch: {stdout}");
+    assert_eq!(doc["decisions_total"], 3, "read from the branch: {stdout}");
+    // #22 is not open on GitHub: its recorded wait is left out of the report.
+    let waiting: Vec<u64> = doc["sections"]
+        .as_array()
+        .expect("sections")
+        .iter()
+        .find(|s| s["section"] == "waiting")
+        .and_then(|s| s["data"].as_array())
+        .expect("waiting")
+        .iter()
+        .filter(|w| w["repository"] == format!("{OWNER}/{NAME}"))
+        .map(|w| w["pull_request"].as_u64().expect("number"))
+        .collect();
+    assert_eq!(waiting, [20]);
+    assert!(stderr.contains("1 recorded wait left out"), "{stderr}");
     let requests = fake.reviewer_requests();
     assert_eq!(requests.len(), 2, "{requests:?}");
     assert_eq!(requests[0].reviewers, vec!["carol".to_owned()]);
