@@ -138,11 +138,15 @@ pub struct QueryArgs {
     #[arg(long)]
     pub list: bool,
 
-    /// Run this SQL statement instead; anything that would write is refused.
+    /// Run this one SQL statement instead: a SELECT (WITH, VALUES, EXPLAIN) or a read-only
+    /// PRAGMA. Anything that would write, attach or set a pragma is refused (exit 2), and so is
+    /// a statement still running after 60 s or returning more than 256 MiB.
     #[arg(long, value_name = "SQL")]
     pub sql: Option<String>,
 
-    /// A value for a named parameter of the query (`--param skill=api-tester`), repeatable.
+    /// A value for a named parameter of the query, `$NAME`, `:NAME` or `@NAME` in the SQL
+    /// (`--param SKILL_ID=3`); repeatable. SKILL_ID also takes a skill's name or directory
+    /// (`--param SKILL_ID=api-tester`). A number binds as a number, anything else as text.
     #[arg(long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
 
@@ -155,7 +159,9 @@ pub struct QueryArgs {
     #[arg(long, value_name = "FILE")]
     pub db: Option<PathBuf>,
 
-    /// `table` (aligned columns), `json` (an array of objects) or `csv`.
+    /// `table` (aligned columns; NULL shown as `NULL`, control characters escaped, cells cut
+    /// at 60 characters), `json` (an array of objects, one a row, with JSON types) or `csv`
+    /// (RFC 4180, NULL empty, spreadsheet formulas neutralised with a leading `'`).
     #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
     pub format: QueryFormat,
 }

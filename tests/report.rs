@@ -415,3 +415,82 @@ fn a_gate_run_records_who_its_routing_asks() {
         "{stderr}"
     );
 }
+
+/// The report of the fixed history in `format`, made by the binary.
+fn rendered(db: &Path, format: &str, out: Option<&Path>) -> String {
+    let mut cmd = skillgate();
+    cmd.args(["report", "--format", format, "--db"])
+        .arg(db)
+        .env("SOURCE_DATE_EPOCH", NOW);
+    if let Some(out) = out {
+        cmd.arg("--out").arg(out);
+    }
+    let (code, stdout, stderr) = run(cmd);
+    assert_eq!(code, 0, "report --format {format} fails: {stderr}");
+    stdout
+}
+
+#[test]
+fn each_format_of_the_fixed_history() {
+    let repo = Repo::plain();
+    let db = repo.path().join("trail.db");
+    history(&db);
+    insta::assert_snapshot!("history_markdown", rendered(&db, "markdown", None));
+    insta::assert_snapshot!("history_json", rendered(&db, "json", None));
+    insta::assert_snapshot!("history_html", rendered(&db, "html", None));
+    let dir = repo.path().join("csv");
+    let said = rendered(&db, "csv", Some(&dir));
+    let mut files: Vec<String> = std::fs::read_dir(&dir)
+        .expect("the csv directory")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            "coverage.csv",
+            "effectiveness.csv",
+            "flaky-tests.csv",
+            "gate-performance.csv",
+            "migration.csv",
+            "pass-rates.csv",
+            "phase4.csv",
+            "time-to-approval.csv",
+            "waiting.csv"
+        ]
+    );
+    assert_eq!(said.lines().count(), 9, "one line per file written: {said}");
+    for file in files {
+        let text = std::fs::read_to_string(dir.join(&file)).expect("csv");
+        insta::assert_snapshot!(format!("history_csv_{file}"), text);
+    }
+    // One section, printed.
+    let mut cmd = skillgate();
+    cmd.args(["report", "--format", "csv", "--section", "waiting", "--db"])
+        .arg(&db)
+        .env("SOURCE_DATE_EPOCH", NOW);
+    let (code, stdout, stderr) = run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.starts_with("skill,") && stdout.contains("deploy-helper"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_segmented_trail_reports_as_its_single_file_does() {
+    let repo = Repo::plain();
+    let db = repo.path().join("trail.db");
+    history(&db);
+    let whole = report_json(&db, &[]);
+    // `split` records the segments in the file it splits: it is the working copy of a run.
+    let split = repo.path().join("segmented");
+    let written = skillgate::store::Store::open(&db)
+        .expect("open")
+        .split(&split, skillgate::store::MIN_SEGMENT_SIZE)
+        .expect("split");
+    assert_eq!(written.segments.len(), 1, "{:?}", written.segments);
+    let segmented = report_json(&written.registry, &[]);
+    assert_eq!(segmented, whole);
+    assert_eq!(segmented["decisions_total"], 8);
+}

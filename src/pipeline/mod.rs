@@ -14,6 +14,7 @@ pub mod lint;
 pub mod parse;
 pub mod prepare;
 pub mod publish;
+pub mod query;
 pub mod recompute;
 pub mod report;
 pub mod review;

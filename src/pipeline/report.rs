@@ -105,6 +105,15 @@ pub fn report(request: &ReportRequest) -> Result<Reported, Error> {
         _ => None,
     };
     let view = match &branch {
+        Some(trail) if !trail.path().is_file() => {
+            return Err(Error::usage(
+                format!(
+                    "the audit branch {} holds no trail yet: there is nothing to report",
+                    trail.branch()
+                ),
+                Some("a gate run that publishes creates it (see docs/workflows/)"),
+            ));
+        }
         Some(trail) => {
             warnings.extend(
                 trail
@@ -118,17 +127,10 @@ pub fn report(request: &ReportRequest) -> Result<Reported, Error> {
             request.db.as_deref(),
         )?)?,
     };
-    let repository = session
-        .repo
-        .as_ref()
-        .map(crate::github::Repo::full)
-        .or_else(|| {
-            request
-                .repo
-                .canonicalize()
-                .ok()
-                .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
-        });
+    let repository = match session.repo.as_ref() {
+        Some(repo) => Some(repo.full()),
+        None => view.repository()?,
+    };
     let mut sections = request.sections.clone();
     if remind_after.is_some() && !sections.is_empty() && !sections.contains(&SectionName::Waiting) {
         sections.push(SectionName::Waiting);

@@ -27,6 +27,91 @@ const POINTS_PER_SKILL: i64 = 20;
 /// The flakiest tests listed.
 const FLAKY_TESTS: i64 = 50;
 
+/// The statements that filter a window, each bound to `?1` (since) and `?2` (until): the
+/// indexes of migrations 0001 and 0006 serve them (`tests::windows_search_an_index`).
+const IN_WINDOW: &str =
+    "SELECT count(*) FROM approval_history WHERE timestamp >= ?1 AND timestamp < ?2";
+const DAILY: &str = "SELECT substr(timestamp, 1, 10) AS day, avg(pass_rate), count(*)
+         FROM approval_history
+         WHERE timestamp >= ?1 AND timestamp < ?2 AND review_id IS NULL
+           AND pass_rate IS NOT NULL
+         GROUP BY day ORDER BY day";
+const POINTS: &str = "SELECT skill_id, runs, timestamp, approval_level, pass_rate,
+                json_extract(test_results, '$.pass_count'),
+                json_extract(test_results, '$.fail_count'),
+                json_extract(test_results, '$.coverage'), decision
+         FROM (SELECT ah.*, row_number() OVER win AS n, count(*) OVER (PARTITION BY skill_id) AS runs
+               FROM approval_history ah
+               WHERE timestamp >= ?1 AND timestamp < ?2 AND review_id IS NULL
+                 AND pass_rate IS NOT NULL
+               WINDOW win AS (PARTITION BY skill_id ORDER BY timestamp DESC, id DESC))
+         WHERE n <= ?3
+         ORDER BY skill_id, timestamp, id";
+const EFFECTIVENESS: &str = "SELECT
+             sl.agent_type,
+             s.name,
+             s.category,
+             ROUND(JSON_EXTRACT(sl.test_execution_result, '$.pass_rate'), 3) as test_pass_rate,
+             ROUND(sl.confidence_after - sl.confidence_before, 3) as confidence_improvement,
+             COUNT(sl.id) as usage_count,
+             ROUND(AVG(CAST(sl.success_indicator as FLOAT)), 3) as success_rate
+         FROM skill_usage_log sl
+         JOIN skills s ON sl.skill_id = s.id
+         WHERE sl.task_id IS NOT NULL AND sl.loaded_at >= ?1 AND sl.loaded_at < ?2
+         GROUP BY sl.skill_id, sl.agent_type
+         HAVING test_pass_rate >= 0.90
+         ORDER BY confidence_improvement DESC, sl.agent_type, s.name";
+const PERFORMANCE: &str = "SELECT
+             ah.approval_level,
+             COUNT(ah.id) as total_approvals,
+             SUM(CASE WHEN ah.decision = 'approved' THEN 1 ELSE 0 END) as approved_count,
+             SUM(CASE WHEN ah.decision = 'rejected' THEN 1 ELSE 0 END) as rejected_count,
+             SUM(CASE WHEN ah.decision = 'needs_correction' THEN 1 ELSE 0 END) as correction_count,
+             SUM(CASE WHEN ah.decision = 'escalated' THEN 1 ELSE 0 END),
+             ROUND(100.0 * SUM(CASE WHEN ah.decision = 'approved' THEN 1 ELSE 0 END) / COUNT(ah.id), 1) as approval_rate,
+             ROUND(AVG(CAST(ah.review_duration_minutes as FLOAT)), 1) as avg_review_time_minutes
+         FROM approval_history ah
+         WHERE ah.timestamp >= ?1 AND ah.timestamp < ?2
+         GROUP BY ah.approval_level
+         ORDER BY CASE ah.approval_level WHEN 'auto' THEN 0 WHEN 'escalate' THEN 1 ELSE 2 END";
+const PHASE4: &str = "SELECT s.name, s.category, s.phase4_pattern_id, s.test_coverage,
+                s.required_test_pass_rate,
+                (SELECT decision FROM approval_history WHERE skill_id = s.id
+                 ORDER BY timestamp DESC, id DESC LIMIT 1),
+                (SELECT approval_level FROM approval_history WHERE skill_id = s.id
+                 ORDER BY timestamp DESC, id DESC LIMIT 1),
+                (SELECT max(timestamp) FROM approval_history
+                 WHERE skill_id = s.id AND decision = 'approved'),
+                s.created_at
+         FROM skills s
+         WHERE s.is_auto_generated = 1
+           AND lower(s.generated_by) = 'phase4'
+           AND s.created_at >= ?1 AND s.created_at < ?2
+         ORDER BY s.created_at DESC, s.name";
+const FLAKY: &str = "SELECT ah.skill_id, f.value, count(*), max(ah.timestamp)
+         FROM approval_history ah, json_each(ah.test_results, '$.flaky_tests') f
+         WHERE ah.timestamp >= ?1 AND ah.timestamp < ?2 AND ah.review_id IS NULL
+           AND ah.test_results LIKE '%\"flaky_tests\"%'
+           AND json_valid(ah.test_results) AND f.type = 'text'
+         GROUP BY ah.skill_id, f.value
+         ORDER BY count(*) DESC, max(ah.timestamp) DESC, ah.skill_id, f.value
+         LIMIT ?3";
+/// Per pull request and skill with an approval in the window: its first decision, and its first
+/// approval with that row's tier (`timestamp tier`; times sort as text), in one pass over the
+/// rows of those pull requests.
+const APPROVALS: &str = "SELECT julianday(substr(approved, 1, 19)) - julianday(first_at),
+                substr(approved, 21), substr(approved, 1, 19)
+         FROM (SELECT min(timestamp) AS first_at,
+                      min(CASE WHEN decision = 'approved'
+                               THEN timestamp || ' ' || approval_level END) AS approved
+               FROM approval_history
+               WHERE (repository, pull_request) IN (
+                   SELECT repository, pull_request FROM approval_history
+                   WHERE decision = 'approved' AND pull_request IS NOT NULL
+                     AND timestamp >= ?1 AND timestamp < ?2)
+               GROUP BY repository, pull_request, skill_id)
+         WHERE substr(approved, 1, 19) >= ?1 AND substr(approved, 1, 19) < ?2";
+
 /// What a report covers.
 #[derive(Debug, Clone)]
 pub struct ReportQuery<'a> {
@@ -43,6 +128,22 @@ pub struct ReportQuery<'a> {
 }
 
 impl TrailView {
+    /// The repository of the trail's latest decision, for a report's header.
+    pub fn repository(&self) -> Result<Option<String>, StoreError> {
+        self.connection()
+            .query_row(
+                "SELECT repository FROM approval_history WHERE repository IS NOT NULL
+                 ORDER BY id DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|source| StoreError::Read {
+                path: self.path().to_path_buf(),
+                source,
+            })
+    }
+
     /// The report `query` asks for.
     pub fn report(&self, query: &ReportQuery<'_>) -> Result<Report, StoreError> {
         let read = |source| StoreError::Read {
@@ -73,11 +174,9 @@ impl TrailView {
             sections.push(section.map_err(read)?);
         }
         let decisions_in_window = conn
-            .query_row(
-                "SELECT count(*) FROM approval_history WHERE timestamp >= ?1 AND timestamp < ?2",
-                params![window.since, window.until],
-                |r| r.get::<_, i64>(0),
-            )
+            .query_row(IN_WINDOW, params![window.since, window.until], |r| {
+                r.get::<_, i64>(0)
+            })
             .map_err(read)?;
         let decisions_total = conn
             .query_row("SELECT count(*) FROM approval_history", [], |r| {
@@ -130,36 +229,17 @@ fn coverage_fraction(text: Option<String>) -> Option<f64> {
 }
 
 fn pass_rates(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
-    let daily = rows(
-        conn,
-        "SELECT substr(timestamp, 1, 10) AS day, avg(pass_rate), count(*)
-         FROM approval_history
-         WHERE timestamp >= ?1 AND timestamp < ?2 AND review_id IS NULL
-           AND pass_rate IS NOT NULL
-         GROUP BY day ORDER BY day",
-        params![w.since, w.until],
-        |r| {
-            Ok(DailyPassRate {
-                day: r.get(0)?,
-                mean_pass_rate: r.get(1)?,
-                decisions: count(r.get(2)?),
-            })
-        },
-    )?;
+    let daily = rows(conn, DAILY, params![w.since, w.until], |r| {
+        Ok(DailyPassRate {
+            day: r.get(0)?,
+            mean_pass_rate: r.get(1)?,
+            decisions: count(r.get(2)?),
+        })
+    })?;
     // Seed query 1 for every skill at once: each skill's latest 20 rows in the window.
     let points = rows(
         conn,
-        "SELECT skill_id, runs, timestamp, approval_level, pass_rate,
-                json_extract(test_results, '$.pass_count'),
-                json_extract(test_results, '$.fail_count'),
-                json_extract(test_results, '$.coverage'), decision
-         FROM (SELECT ah.*, row_number() OVER win AS n, count(*) OVER (PARTITION BY skill_id) AS runs
-               FROM approval_history ah
-               WHERE timestamp >= ?1 AND timestamp < ?2 AND review_id IS NULL
-                 AND pass_rate IS NOT NULL
-               WINDOW win AS (PARTITION BY skill_id ORDER BY timestamp DESC, id DESC))
-         WHERE n <= ?3
-         ORDER BY skill_id, timestamp, id",
+        POINTS,
         params![w.since, w.until, POINTS_PER_SKILL],
         |r| {
             Ok((
@@ -333,35 +413,17 @@ pub fn epoch(text: &str) -> Option<u64> {
 
 fn effectiveness(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
     // Seed query 3, over the window's usage.
-    rows(
-        conn,
-        "SELECT
-             sl.agent_type,
-             s.name,
-             s.category,
-             ROUND(JSON_EXTRACT(sl.test_execution_result, '$.pass_rate'), 3) as test_pass_rate,
-             ROUND(sl.confidence_after - sl.confidence_before, 3) as confidence_improvement,
-             COUNT(sl.id) as usage_count,
-             ROUND(AVG(CAST(sl.success_indicator as FLOAT)), 3) as success_rate
-         FROM skill_usage_log sl
-         JOIN skills s ON sl.skill_id = s.id
-         WHERE sl.task_id IS NOT NULL AND sl.loaded_at >= ?1 AND sl.loaded_at < ?2
-         GROUP BY sl.skill_id, sl.agent_type
-         HAVING test_pass_rate >= 0.90
-         ORDER BY confidence_improvement DESC, sl.agent_type, s.name",
-        params![w.since, w.until],
-        |r| {
-            Ok(Effectiveness {
-                agent_type: r.get(0)?,
-                skill: r.get(1)?,
-                category: r.get(2)?,
-                test_pass_rate: r.get(3)?,
-                confidence_improvement: r.get(4)?,
-                usage_count: count(r.get(5)?),
-                success_rate: r.get(6)?,
-            })
-        },
-    )
+    rows(conn, EFFECTIVENESS, params![w.since, w.until], |r| {
+        Ok(Effectiveness {
+            agent_type: r.get(0)?,
+            skill: r.get(1)?,
+            category: r.get(2)?,
+            test_pass_rate: r.get(3)?,
+            confidence_improvement: r.get(4)?,
+            usage_count: count(r.get(5)?),
+            success_rate: r.get(6)?,
+        })
+    })
     .map(Section::Effectiveness)
 }
 
@@ -402,88 +464,44 @@ fn coverage(conn: &Connection) -> rusqlite::Result<Section> {
 
 fn gate_performance(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
     // Seed query 5 over the window: reviews are rows of their tier, as in the seed.
-    rows(
-        conn,
-        "SELECT
-             ah.approval_level,
-             COUNT(ah.id) as total_approvals,
-             SUM(CASE WHEN ah.decision = 'approved' THEN 1 ELSE 0 END) as approved_count,
-             SUM(CASE WHEN ah.decision = 'rejected' THEN 1 ELSE 0 END) as rejected_count,
-             SUM(CASE WHEN ah.decision = 'needs_correction' THEN 1 ELSE 0 END) as correction_count,
-             SUM(CASE WHEN ah.decision = 'escalated' THEN 1 ELSE 0 END),
-             ROUND(100.0 * SUM(CASE WHEN ah.decision = 'approved' THEN 1 ELSE 0 END) / COUNT(ah.id), 1) as approval_rate,
-             ROUND(AVG(CAST(ah.review_duration_minutes as FLOAT)), 1) as avg_review_time_minutes
-         FROM approval_history ah
-         WHERE ah.timestamp >= ?1 AND ah.timestamp < ?2
-         GROUP BY ah.approval_level
-         ORDER BY CASE ah.approval_level WHEN 'auto' THEN 0 WHEN 'escalate' THEN 1 ELSE 2 END",
-        params![w.since, w.until],
-        |r| {
-            Ok(TierPerformance {
-                approval_level: r.get(0)?,
-                total: count(r.get(1)?),
-                approved: count(r.get(2)?),
-                rejected: count(r.get(3)?),
-                needs_correction: count(r.get(4)?),
-                escalated: count(r.get(5)?),
-                approval_rate: r.get(6)?,
-                avg_review_minutes: r.get(7)?,
-            })
-        },
-    )
+    rows(conn, PERFORMANCE, params![w.since, w.until], |r| {
+        Ok(TierPerformance {
+            approval_level: r.get(0)?,
+            total: count(r.get(1)?),
+            approved: count(r.get(2)?),
+            rejected: count(r.get(3)?),
+            needs_correction: count(r.get(4)?),
+            escalated: count(r.get(5)?),
+            approval_rate: r.get(6)?,
+            avg_review_minutes: r.get(7)?,
+        })
+    })
     .map(Section::GatePerformance)
 }
 
 fn phase4(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
     // Seed section 8's query, one row per skill: its latest decision and its latest approval.
-    rows(
-        conn,
-        "SELECT s.name, s.category, s.phase4_pattern_id, s.test_coverage,
-                s.required_test_pass_rate,
-                (SELECT decision FROM approval_history WHERE skill_id = s.id
-                 ORDER BY timestamp DESC, id DESC LIMIT 1),
-                (SELECT approval_level FROM approval_history WHERE skill_id = s.id
-                 ORDER BY timestamp DESC, id DESC LIMIT 1),
-                (SELECT max(timestamp) FROM approval_history
-                 WHERE skill_id = s.id AND decision = 'approved'),
-                s.created_at
-         FROM skills s
-         WHERE s.is_auto_generated = 1
-           AND lower(s.generated_by) = 'phase4'
-           AND s.created_at >= ?1 AND s.created_at < ?2
-         ORDER BY s.created_at DESC, s.name",
-        params![w.since, w.until],
-        |r| {
-            Ok(Generated {
-                skill: r.get(0)?,
-                category: r.get(1)?,
-                phase4_pattern_id: r.get(2)?,
-                test_coverage: r.get(3)?,
-                required_test_pass_rate: r.get(4)?,
-                decision: r.get(5)?,
-                approval_level: r.get(6)?,
-                approved_at: r.get(7)?,
-                created_at: r.get(8)?,
-            })
-        },
-    )
+    rows(conn, PHASE4, params![w.since, w.until], |r| {
+        Ok(Generated {
+            skill: r.get(0)?,
+            category: r.get(1)?,
+            phase4_pattern_id: r.get(2)?,
+            test_coverage: r.get(3)?,
+            required_test_pass_rate: r.get(4)?,
+            decision: r.get(5)?,
+            approval_level: r.get(6)?,
+            approved_at: r.get(7)?,
+            created_at: r.get(8)?,
+        })
+    })
     .map(Section::Phase4)
 }
 
 fn flaky_tests(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
-    let flaky: Vec<(i64, String, i64, String)> = rows(
-        conn,
-        "SELECT ah.skill_id, f.value, count(*), max(ah.timestamp)
-         FROM approval_history ah, json_each(ah.test_results, '$.flaky_tests') f
-         WHERE ah.timestamp >= ?1 AND ah.timestamp < ?2 AND ah.review_id IS NULL
-           AND ah.test_results LIKE '%\"flaky_tests\"%'
-           AND json_valid(ah.test_results) AND f.type = 'text'
-         GROUP BY ah.skill_id, f.value
-         ORDER BY count(*) DESC, max(ah.timestamp) DESC, ah.skill_id, f.value
-         LIMIT ?3",
-        params![w.since, w.until, FLAKY_TESTS],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-    )?;
+    let flaky: Vec<(i64, String, i64, String)> =
+        rows(conn, FLAKY, params![w.since, w.until, FLAKY_TESTS], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?;
     if flaky.is_empty() {
         return Ok(Section::FlakyTests(Vec::new()));
     }
@@ -521,38 +539,12 @@ fn flaky_tests(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
 /// Per pull request and skill whose first approval falls in the window: minutes from its first
 /// decision there to that approval, grouped by the approving row's tier.
 fn time_to_approval(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
-    let samples: Vec<(String, f64)> = rows(
-        conn,
-        "WITH approvals AS (
-             SELECT repository, pull_request, skill_id, min(timestamp) AS approved_at
-             FROM approval_history
-             WHERE decision = 'approved' AND pull_request IS NOT NULL
-               AND timestamp >= ?1 AND timestamp < ?2
-             GROUP BY repository, pull_request, skill_id)
-         SELECT
-             (SELECT approval_level FROM approval_history x
-              WHERE x.repository = a.repository AND x.pull_request = a.pull_request
-                AND x.skill_id = a.skill_id AND x.decision = 'approved'
-                AND x.timestamp = a.approved_at
-              ORDER BY x.id LIMIT 1),
-             (julianday(a.approved_at) - julianday(
-                 (SELECT min(timestamp) FROM approval_history f
-                  WHERE f.repository = a.repository AND f.pull_request = a.pull_request
-                    AND f.skill_id = a.skill_id))) * 1440.0
-         FROM approvals a
-         WHERE NOT EXISTS (
-             SELECT 1 FROM approval_history e
-             WHERE e.repository = a.repository AND e.pull_request = a.pull_request
-               AND e.skill_id = a.skill_id AND e.decision = 'approved'
-               AND e.timestamp < ?1)",
-        params![w.since, w.until],
-        |r| {
-            Ok((
-                r.get::<_, Option<String>>(0)?.unwrap_or_default(),
-                r.get::<_, Option<f64>>(1)?.unwrap_or(0.0),
-            ))
-        },
-    )?;
+    let samples: Vec<(String, f64)> = rows(conn, APPROVALS, params![w.since, w.until], |r| {
+        Ok((
+            r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+            r.get::<_, Option<f64>>(0)?.unwrap_or(0.0) * 1440.0,
+        ))
+    })?;
     let mut by_tier: BTreeMap<u8, (String, Vec<f64>)> = BTreeMap::new();
     for (level, minutes) in samples {
         let order = match Tier::parse(&level) {
@@ -680,5 +672,58 @@ mod tests {
         );
         assert_eq!(asked(Some("bob"), "acme/skills"), ["bob"]);
         assert!(asked(None, "acme/skills").is_empty());
+    }
+
+    /// Each windowed statement searches an index for its window instead of scanning the table.
+    #[test]
+    fn windows_search_an_index() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = crate::store::Store::open(&dir.path().join("t.db")).expect("open");
+        let conn = store.connection();
+        for (name, sql, index) in [
+            (
+                "IN_WINDOW",
+                super::IN_WINDOW,
+                "idx_approval_history_timestamp",
+            ),
+            ("DAILY", super::DAILY, "idx_approval_history_timestamp"),
+            ("POINTS", super::POINTS, "idx_approval_history_timestamp"),
+            ("EFFECTIVENESS", super::EFFECTIVENESS, "idx_usage_loaded_at"),
+            (
+                "PERFORMANCE",
+                super::PERFORMANCE,
+                "idx_approval_history_timestamp",
+            ),
+            ("PHASE4", super::PHASE4, "idx_skills_created_at"),
+            ("FLAKY", super::FLAKY, "idx_approval_history_timestamp"),
+            (
+                "APPROVALS",
+                super::APPROVALS,
+                "idx_approval_history_timestamp",
+            ),
+        ] {
+            let mut stmt = conn
+                .prepare(&format!("EXPLAIN QUERY PLAN {sql}"))
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let count = stmt.parameter_count();
+            let values: Vec<String> = (0..count)
+                .map(|i| match i {
+                    0 => "2026-11-01 00:00:00".to_owned(),
+                    1 => "2026-12-01 00:00:00".to_owned(),
+                    _ => "20".to_owned(),
+                })
+                .collect();
+            let plan: Vec<String> = stmt
+                .query_map(rusqlite::params_from_iter(values.iter()), |r| r.get(3))
+                .and_then(Iterator::collect)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let plan = plan.join("\n");
+            assert!(
+                plan.lines().any(|line| line.contains("SEARCH")
+                    && (line.contains(&format!("USING INDEX {index} ("))
+                        || line.contains(&format!("USING COVERING INDEX {index} (")))),
+                "{name} does not search {index}:\n{plan}"
+            );
+        }
     }
 }

@@ -94,6 +94,11 @@ impl TrailView {
         &self.conn
     }
 
+    /// The connection, to install hooks on (`query`'s authorizer): it stays read-only.
+    pub fn connection_mut(&mut self) -> &mut Connection {
+        &mut self.conn
+    }
+
     /// The registry (or single file) it was opened on.
     pub fn path(&self) -> &Path {
         &self.path
