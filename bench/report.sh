@@ -6,7 +6,7 @@
 # ≤ 3 s, each seed query ≤ 500 ms. Figures go to BENCHMARKS.md ("Reports (#19)").
 #   SIZES="10000 100000"   the decision counts to run (default 10000 100000 1000000)
 #   SKILLS=400             skills in each history
-#   PLANS=1                also print EXPLAIN QUERY PLAN of each named query on the largest db
+#   PLANS=1                also print the EXPLAIN QUERY PLAN of every statement (needs python3)
 # Histories are kept in $BENCH_DIR (default /tmp/skillgate-bench) and reused: ~1 GB for all
 # three. They are dated from the UTC day they were made: remove them to move their window.
 set -euo pipefail
@@ -77,13 +77,38 @@ for rows in $sizes; do
   done < <("$skillgate" query --list --db "$db" | grep -E '^[a-z0-9][a-z0-9_-]*( |$)')
 done
 
+# EXPLAIN QUERY PLAN of each named query (src/store/named.rs) and every SQL literal of
+# src/store/analytics.rs on the largest history, through `skillgate query --sql`: SCAN (the
+# whole table) or SEARCH … USING INDEX (a range). The window is the last 30 days, as `report`'s.
 if [ "${PLANS:-0}" = 1 ]; then
   last=${sizes##* }
   echo "== EXPLAIN QUERY PLAN on report-$last.db"
-  while read -r name _; do
-    [ -n "$name" ] || continue
-    echo "-- $name"
-    "$skillgate" query "$name" --db "$dir/report-$last.db" --explain 2>/dev/null \
-      || echo "(no --explain: see BENCHMARKS.md for the plans read with sqlite3)"
-  done < <("$skillgate" query --list --db "$dir/report-$last.db" | grep -E '^[a-z0-9][a-z0-9_-]*( |$)')
+  python3 - "$skillgate" "$dir/report-$last.db" "$here/.." <<'PY'
+import re, subprocess, sys
+
+skillgate, db, root = sys.argv[1:4]
+# A 30-day window ending now, as `report` binds it.
+window = {"?1": "datetime('now', '-30 days')", "?2": "datetime('now')", "?3": "20"}
+named = open(f"{root}/src/store/named.rs").read()
+analytics = open(f"{root}/src/store/analytics.rs").read()
+statements = [(f"query {n}", sql) for n, sql in
+              re.findall(r'name: "([^"]+)",.*?sql: r#"(.*?)"#', named, re.S)]
+# Every SQL literal of the report: its const's name, or the line it is on.
+for m in re.finditer(r'(?:const ([A-Z0-9_]+): &str =\s*)?"((?:SELECT|WITH)\s(?:[^"\\]|\\.)*)"', analytics):
+    line = analytics.count("\n", 0, m.start()) + 1
+    label = f"report {m.group(1) or 'analytics.rs:%d' % line}"
+    statements.append((label, m.group(2).replace('\\"', '"')))
+for label, sql in statements:
+    sql = sql.strip().rstrip(";").replace("$SKILL_ID", "1")
+    sql = re.sub(r"\?[123]\b", lambda m: window[m.group(0)], sql)
+    out = subprocess.run([skillgate, "query", "--db", db, "--format", "csv", "--sql",
+                          "EXPLAIN QUERY PLAN " + sql], capture_output=True, text=True)
+    print(f"-- {label}")
+    if out.returncode != 0:
+        print("   (failed: " + out.stderr.strip().splitlines()[0] + ")")
+        continue
+    for line in out.stdout.strip().splitlines()[1:]:
+        _id, parent, _, detail = line.split(",", 3)
+        print("   " + detail.strip('"'))
+PY
 fi

@@ -210,7 +210,8 @@ pub fn sections(args: &[&str]) -> crate::Result<()> {
 }
 
 fn parse_args<'a>(args: &[&'a str]) -> Result<(&'a Path, Sizes, u64), String> {
-    const USAGE: &str = "usage: skillgate-bench report-history DB N_SKILLS M_DECISIONS K_USAGE [SEED]";
+    const USAGE: &str =
+        "usage: skillgate-bench report-history DB N_SKILLS M_DECISIONS K_USAGE [SEED]";
     let number = |name: &str, text: &str| {
         text.replace('_', "")
             .parse::<u64>()
@@ -241,7 +242,12 @@ fn today_midnight() -> i64 {
 }
 
 /// Fill a freshly migrated database with history ending at `now` (seconds since the epoch).
-pub fn generate(conn: &Connection, sizes: Sizes, seed: u64, now: i64) -> rusqlite::Result<Generated> {
+pub fn generate(
+    conn: &Connection,
+    sizes: Sizes,
+    seed: u64,
+    now: i64,
+) -> rusqlite::Result<Generated> {
     // A scratch file: nothing is lost if the machine stops while it is written.
     conn.execute_batch("PRAGMA synchronous = OFF; PRAGMA cache_size = -262144;")?;
     let tx = conn.unchecked_transaction()?;
@@ -643,9 +649,7 @@ fn decisions(
     let mut gate = 0u64;
     while writer.written < total {
         let at = (start + (span * (gate as f64 + rng.unit()) / gate_rows) as i64).min(now - 1);
-        while writer.written < total
-            && due.peek().is_some_and(|Reverse(next)| next.time <= at)
-        {
+        while writer.written < total && due.peek().is_some_and(|Reverse(next)| next.time <= at) {
             if let Some(Reverse(next)) = due.pop() {
                 writer.write(&next.row, seed)?;
             }
@@ -711,7 +715,10 @@ fn gate_row(rng: &mut Rng, skills: &[Skill], n: u64, at: i64) -> Row {
         results.push_str(&format!(r#","failed_tests":[{}]"#, failed.join(",")));
     }
     if rng.chance(0.03) {
-        results.push_str(&format!(r#","flaky_tests":["{}"]"#, skill.flaky[rng.below(3) as usize]));
+        results.push_str(&format!(
+            r#","flaky_tests":["{}"]"#,
+            skill.flaky[rng.below(3) as usize]
+        ));
     }
     results.push('}');
     let escalated = decision == "escalated";
@@ -727,7 +734,10 @@ fn gate_row(rng: &mut Rng, skills: &[Skill], n: u64, at: i64) -> Row {
     });
     let reason = match coverage {
         Some(c) if c < 90.0 => format!("coverage {c}% is below auto's 90%"),
-        _ if fails > 0 => format!("pass rate {:.1}% is below the required 95%", pass_rate * 100.0),
+        _ if fails > 0 => format!(
+            "pass rate {:.1}% is below the required 95%",
+            pass_rate * 100.0
+        ),
         _ => "the category needs an expert's review".to_owned(),
     };
     // A pull request gets twelve decisions: three pushes (heads) of four skills each.
@@ -770,8 +780,18 @@ fn gate_row(rng: &mut Rng, skills: &[Skill], n: u64, at: i64) -> Row {
         time: at,
         review_minutes: None,
         pull_request,
-        base_sha: format!("{:016x}{:016x}{:08x}", mix(pr_seed), mix(pr_seed ^ 1), pr_seed >> 32),
-        head_sha: format!("{:016x}{:016x}{:08x}", mix(head_seed ^ 2), mix(head_seed ^ 3), head_seed >> 32),
+        base_sha: format!(
+            "{:016x}{:016x}{:08x}",
+            mix(pr_seed),
+            mix(pr_seed ^ 1),
+            pr_seed >> 32
+        ),
+        head_sha: format!(
+            "{:016x}{:016x}{:08x}",
+            mix(head_seed ^ 2),
+            mix(head_seed ^ 3),
+            head_seed >> 32
+        ),
         run_id: (9_000_000_000 + n / 4).to_string(),
         run_attempt,
         change_kind: match rng.unit() {
@@ -898,7 +918,10 @@ mod tests {
             conn,
             &format!("SELECT count(*) FROM approval_history WHERE {of} AND {filter}"),
         );
-        let whole = count(conn, &format!("SELECT count(*) FROM approval_history WHERE {of}"));
+        let whole = count(
+            conn,
+            &format!("SELECT count(*) FROM approval_history WHERE {of}"),
+        );
         part as f64 / whole as f64
     }
 
@@ -916,15 +939,26 @@ mod tests {
         assert_eq!(count(conn, "SELECT count(*) FROM approval_history"), 20_000);
         assert_eq!(count(conn, "SELECT count(*) FROM skill_usage_log"), 8_000);
         assert_eq!(
-            count(conn, "SELECT count(*) FROM approval_history WHERE review_id IS NOT NULL"),
+            count(
+                conn,
+                "SELECT count(*) FROM approval_history WHERE review_id IS NOT NULL"
+            ),
             generated.reviews
         );
         let reviews = generated.reviews as f64 / 20_000.0;
         assert!((0.10..0.16).contains(&reviews), "review share {reviews}");
 
         let gate = "review_id IS NULL";
-        let auto = share(conn, "approval_level = 'auto' AND decision = 'approved'", gate);
-        let escalate = share(conn, "approval_level = 'escalate' AND decision = 'escalated'", gate);
+        let auto = share(
+            conn,
+            "approval_level = 'auto' AND decision = 'approved'",
+            gate,
+        );
+        let escalate = share(
+            conn,
+            "approval_level = 'escalate' AND decision = 'escalated'",
+            gate,
+        );
         let human = share(conn, "approval_level = 'human'", gate);
         assert!((0.78..0.82).contains(&auto), "auto {auto}");
         assert!((0.135..0.165).contains(&escalate), "escalate {escalate}");
@@ -1081,7 +1115,10 @@ mod tests {
         assert!((0.02..0.04).contains(&flaky), "flaky share {flaky}");
         // The generated column reads the stored results.
         assert_eq!(
-            count(conn, "SELECT count(*) FROM approval_history WHERE pass_rate IS NULL"),
+            count(
+                conn,
+                "SELECT count(*) FROM approval_history WHERE pass_rate IS NULL"
+            ),
             0
         );
         let with_task = count(
@@ -1188,10 +1225,24 @@ mod tests {
             }
         );
         assert_eq!(seed, 1);
-        assert_eq!(parse_args(&["h.db", "1", "2", "3", "9"]).expect("seed").2, 9);
+        assert_eq!(
+            parse_args(&["h.db", "1", "2", "3", "9"]).expect("seed").2,
+            9
+        );
         let err = parse_args(&["h.db", "100", "1M", "10"]).expect_err("1M");
-        assert!(err.starts_with("M_DECISIONS must be a whole number, not `1M`"), "{err}");
-        assert!(parse_args(&["h.db", "0", "1", "1"]).expect_err("0").contains("N_SKILLS"));
-        assert!(parse_args(&["h.db"]).expect_err("short").starts_with("usage:"));
+        assert!(
+            err.starts_with("M_DECISIONS must be a whole number, not `1M`"),
+            "{err}"
+        );
+        assert!(
+            parse_args(&["h.db", "0", "1", "1"])
+                .expect_err("0")
+                .contains("N_SKILLS")
+        );
+        assert!(
+            parse_args(&["h.db"])
+                .expect_err("short")
+                .starts_with("usage:")
+        );
     }
 }
