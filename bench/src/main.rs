@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 mod audit;
+mod report;
 
 /// One test in this many fails, with a multi-KB message.
 const FAIL_EVERY: u64 = 100;
@@ -40,11 +41,14 @@ fn main() -> ExitCode {
         ["audit-trail", template, runs, dir] => {
             audit::trail(Path::new(template), parse(runs), Path::new(dir))
         }
+        ["report-history", rest @ ..] => report::command(rest),
+        ["report-sections", rest @ ..] => report::sections(rest),
         _ => Err(
             "usage: skillgate-bench gen-junit|gen-tap PATH CASES | skillgate|junit-parser PATH \
                   | runner-parallel | runner-overhead RUNS | runner-flood BYTES \
                   | audit-trail RESULTS.json RUNS DIR | audit-simulate RESULTS.json RUNS DIR \
-                  | audit-history RESULTS.json RUNS DIR | audit-compact DIR"
+                  | audit-history RESULTS.json RUNS DIR | audit-compact DIR \
+                  | report-history DB N_SKILLS M_DECISIONS K_USAGE [SEED] | report-sections DB [RUNS]"
                 .into(),
         ),
     };
