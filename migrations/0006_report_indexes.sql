@@ -5,6 +5,11 @@
 --                                          DESC LIMIT 20`), a skill's runs in a window
 --   skill_usage_log(loaded_at)             the window of seed query 3
 --   skills(created_at)                     the window of the seed's "recently generated skills"
+--   approval_history(repository, pull_request) WHERE decision = 'escalated' AND review_id IS NULL
+--                                          the pull requests where a skill may wait (partial)
+--   approval_history(repository, pull_request) WHERE review_id IS NULL
+--                                          a pull request's latest gate decision: max(id) at
+--                                          the end of its range (partial)
 --
 -- approval_history(timestamp) (version 1) serves the window of seed queries 2 and 5, and
 -- approval_history(repository, pull_request) (version 3) a pull request's rows. A segmented
@@ -14,3 +19,9 @@ CREATE INDEX IF NOT EXISTS idx_approval_history_skill_timestamp
     ON approval_history(skill_id, timestamp);
 CREATE INDEX IF NOT EXISTS idx_usage_loaded_at ON skill_usage_log(loaded_at);
 CREATE INDEX IF NOT EXISTS idx_skills_created_at ON skills(created_at);
+CREATE INDEX IF NOT EXISTS idx_approval_history_escalated
+    ON approval_history(repository, pull_request)
+    WHERE decision = 'escalated' AND review_id IS NULL;
+CREATE INDEX IF NOT EXISTS idx_approval_history_gate_pull_request
+    ON approval_history(repository, pull_request)
+    WHERE review_id IS NULL;

@@ -60,11 +60,13 @@ const DAILY: &str = concat!(
     " GROUP BY day ORDER BY day"
 );
 const POINTS: &str = concat!(
-    "SELECT skill_id, runs, datetime(timestamp), approval_level, pass_rate,
-            json_extract(test_results, '$.pass_count'),
-            json_extract(test_results, '$.fail_count'),
-            json_extract(test_results, '$.coverage'), decision
-     FROM (SELECT ah.*, row_number() OVER win AS n, count(*) OVER (PARTITION BY skill_id) AS runs
+    "SELECT skill_id, runs, datetime(timestamp), approval_level, pass_rate, pass_count,
+            fail_count, coverage, decision
+     FROM (SELECT id, skill_id, timestamp, approval_level, pass_rate, decision,
+                  json_extract(test_results, '$.pass_count') AS pass_count,
+                  json_extract(test_results, '$.fail_count') AS fail_count,
+                  json_extract(test_results, '$.coverage') AS coverage,
+                  row_number() OVER win AS n, count(*) OVER (PARTITION BY skill_id) AS runs
            FROM approval_history ah
            WHERE review_id IS NULL AND pass_rate IS NOT NULL AND ",
     window!("timestamp"),
@@ -369,20 +371,24 @@ fn skill_names(conn: &Connection) -> rusqlite::Result<Names> {
 fn waiting(conn: &Connection, w: &Window<'_>, routing: &Routing) -> rusqlite::Result<Section> {
     let heads: Vec<(String, i64, String)> = rows(
         conn,
-        "WITH latest AS (
-             SELECT repository, pull_request, max(id) AS id FROM approval_history
-             WHERE review_id IS NULL AND pull_request IS NOT NULL AND repository IS NOT NULL
-             GROUP BY repository, pull_request),
+        "WITH prs AS (
+             SELECT DISTINCT repository, pull_request FROM approval_history
+             WHERE decision = 'escalated' AND review_id IS NULL
+               AND pull_request IS NOT NULL AND repository IS NOT NULL),
          heads AS (
-             SELECT l.repository, l.pull_request,
-                    COALESCE(ah.pull_request_head, ah.head_sha) AS head
-             FROM latest l JOIN approval_history ah ON ah.id = l.id)
+             SELECT p.repository, p.pull_request,
+                    (SELECT COALESCE(pull_request_head, head_sha) FROM approval_history
+                     WHERE id = (SELECT max(g.id) FROM approval_history g
+                                 WHERE g.repository = p.repository
+                                   AND g.pull_request = p.pull_request
+                                   AND g.review_id IS NULL)) AS head
+             FROM prs p)
          SELECT h.repository, h.pull_request, h.head FROM heads h
          WHERE h.head IS NOT NULL AND EXISTS (
              SELECT 1 FROM approval_history e
              WHERE e.repository = h.repository AND e.pull_request = h.pull_request
-               AND COALESCE(e.pull_request_head, e.head_sha) = h.head
-               AND e.decision = 'escalated' AND e.review_id IS NULL)
+               AND e.decision = 'escalated' AND e.review_id IS NULL
+               AND COALESCE(e.pull_request_head, e.head_sha) = h.head)
          ORDER BY h.repository, h.pull_request",
         [],
         |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
@@ -737,13 +743,18 @@ fn migration(conn: &Connection) -> rusqlite::Result<Section> {
              SUM(CASE WHEN s.test_coverage IS NULL THEN 1 ELSE 0 END) as no_coverage_data,
              SUM(CASE WHEN s.test_suite_path IS NULL THEN 1 ELSE 0 END) as no_test_path,
              SUM(CASE WHEN s.status = 'deprecated' THEN 1 ELSE 0 END) as deprecated,
-             SUM(CASE WHEN l.approval_level = 'auto' THEN 1 ELSE 0 END),
-             SUM(CASE WHEN l.approval_level = 'escalate' THEN 1 ELSE 0 END),
-             SUM(CASE WHEN l.approval_level = 'human' THEN 1 ELSE 0 END),
-             SUM(CASE WHEN l.approval_level IS NULL THEN 1 ELSE 0 END)
+             SUM(CASE WHEN l.level = 'auto' THEN 1 ELSE 0 END),
+             SUM(CASE WHEN l.level = 'escalate' THEN 1 ELSE 0 END),
+             SUM(CASE WHEN l.level = 'human' THEN 1 ELSE 0 END),
+             SUM(CASE WHEN l.level IS NULL THEN 1 ELSE 0 END)
          FROM skills s
-         LEFT JOIN (SELECT skill_id, approval_level, max(id) FROM approval_history
-                    GROUP BY skill_id) l ON l.skill_id = s.id
+         -- Each skill's latest row, found at the end of its index range: a seek a skill,
+         -- never a pass over the whole history.
+         LEFT JOIN (SELECT k.id AS skill_id,
+                           (SELECT approval_level FROM approval_history
+                            WHERE id = (SELECT max(id) FROM approval_history
+                                        WHERE skill_id = k.id)) AS level
+                    FROM skills k) l ON l.skill_id = s.id
          GROUP BY s.category
          ORDER BY skill_count DESC, s.category",
         [],
