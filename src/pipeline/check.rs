@@ -220,7 +220,7 @@ pub fn check(request: &CheckRequest, progress: &Arc<dyn Progress>) -> Result<Che
 }
 
 /// Fail before minutes of suites, not after, when the results document cannot be written.
-fn check_out_path(out: &Path) -> Result<(), Error> {
+pub(crate) fn check_out_path(out: &Path) -> Result<(), Error> {
     let dir = out
         .parent()
         .filter(|d| !d.as_os_str().is_empty())

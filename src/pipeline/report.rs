@@ -70,7 +70,7 @@ pub fn report(request: &ReportRequest) -> Result<Reported, Error> {
     if let Some(out) = &request.out
         && request.format != Format::Csv
     {
-        check_parent(out)?;
+        super::check::check_out_path(out)?;
     }
     if request.format == Format::Csv && request.out.is_none() && request.sections.len() != 1 {
         return Err(Error::usage(
@@ -320,25 +320,6 @@ fn published(tracked: Option<&Tracked>, reminders: Option<&Reminders>) -> Vec<St
 fn write(path: &Path, text: &str) -> Result<(), Error> {
     std::fs::write(path, crate::untrusted::inert::stdout(text))
         .map_err(|err| Error::io("write", path, err))
-}
-
-fn check_parent(out: &Path) -> Result<(), Error> {
-    let dir = out
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    if dir.is_dir() {
-        Ok(())
-    } else {
-        Err(Error::usage(
-            format!(
-                "--out {}: the directory {} does not exist",
-                out.display(),
-                dir.display()
-            ),
-            None,
-        ))
-    }
 }
 
 /// Now, in seconds since the epoch: `SOURCE_DATE_EPOCH` when set (a reproducible report, as
