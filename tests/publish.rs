@@ -1051,12 +1051,14 @@ fn single_file_trail(run_id: &str) -> Vec<u8> {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("skills.db");
     std::fs::write(&path, branch_trail(&fake)).expect("write");
-    // Version 5 added `trail_segments`, version 6 three indexes.
+    // Version 5 added `trail_segments`, version 6 six indexes.
     rusqlite::Connection::open(&path)
         .expect("open")
         .execute_batch(
             "DROP INDEX idx_approval_history_skill_timestamp; DROP INDEX idx_usage_loaded_at;
-             DROP INDEX idx_skills_created_at; DROP TABLE trail_segments;
+             DROP INDEX idx_skills_created_at; DROP INDEX idx_approval_history_escalated;
+             DROP INDEX idx_approval_history_change; DROP INDEX idx_usage_effectiveness;
+             DROP TABLE trail_segments;
              PRAGMA user_version = 4;",
         )
         .expect("version 4");

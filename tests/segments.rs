@@ -381,7 +381,9 @@ fn to_version_4(store: &Store) {
         .connection()
         .execute_batch(
             "DROP INDEX idx_approval_history_skill_timestamp; DROP INDEX idx_usage_loaded_at;
-             DROP INDEX idx_skills_created_at; DROP TABLE trail_segments;
+             DROP INDEX idx_skills_created_at; DROP INDEX idx_approval_history_escalated;
+             DROP INDEX idx_approval_history_change; DROP INDEX idx_usage_effectiveness;
+             DROP TABLE trail_segments;
              PRAGMA user_version = 4;",
         )
         .expect("version 4");

@@ -205,7 +205,15 @@ pub fn report(request: &ReportRequest) -> Result<Reported, Error> {
             .retain(|s| request.sections.contains(&s.name()));
     }
 
-    let markdown = report::markdown::render(&report);
+    // The Markdown, made only when something shows it.
+    let wants_markdown = request.format == Format::Markdown
+        || session.step_summary.is_some()
+        || request.issue.is_some();
+    let markdown = if wants_markdown {
+        report::markdown::render(&report)
+    } else {
+        String::new()
+    };
     if let Some(path) = &session.step_summary {
         outputs::append_summary(path, &markdown).map_err(|err| Error::io("write", path, err))?;
     }

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
-use super::reviews::pending_at;
+use super::reviews::{HEAD_ROW_COLUMNS, HeadRow, head_row, pending_of};
 use super::{StoreError, TrailView};
 use crate::config::Routing;
 use crate::report::{
@@ -59,20 +59,22 @@ const DAILY: &str = concat!(
     window!("timestamp"),
     " GROUP BY day ORDER BY day"
 );
+/// Seed query 1 for every skill: the latest 20 of each in the window, numbered without reading
+/// their test results, which are read for the rows kept only.
 const POINTS: &str = concat!(
-    "SELECT skill_id, runs, datetime(timestamp), approval_level, pass_rate, pass_count,
-            fail_count, coverage, decision
+    "SELECT w.skill_id, w.runs, datetime(w.timestamp), w.approval_level, w.pass_rate,
+            json_extract(t.test_results, '$.pass_count'),
+            json_extract(t.test_results, '$.fail_count'),
+            json_extract(t.test_results, '$.coverage'), w.decision
      FROM (SELECT id, skill_id, timestamp, approval_level, pass_rate, decision,
-                  json_extract(test_results, '$.pass_count') AS pass_count,
-                  json_extract(test_results, '$.fail_count') AS fail_count,
-                  json_extract(test_results, '$.coverage') AS coverage,
                   row_number() OVER win AS n, count(*) OVER (PARTITION BY skill_id) AS runs
-           FROM approval_history ah
+           FROM approval_history
            WHERE review_id IS NULL AND pass_rate IS NOT NULL AND ",
     window!("timestamp"),
-    " WINDOW win AS (PARTITION BY skill_id ORDER BY datetime(timestamp) DESC, id DESC))
-     WHERE n <= ?5
-     ORDER BY skill_id, datetime(timestamp), id"
+    " WINDOW win AS (PARTITION BY skill_id ORDER BY datetime(timestamp) DESC, id DESC)) w
+     JOIN approval_history t ON t.id = w.id
+     WHERE w.n <= ?5
+     ORDER BY w.skill_id, datetime(w.timestamp), w.id"
 );
 /// Seed query 3, but with the averages of the skill's uses: the seed's bare
 /// `JSON_EXTRACT(...)` and `confidence_after - confidence_before` under `GROUP BY` take one
@@ -197,6 +199,8 @@ impl TrailView {
             wide_until: shifted(&query.until, 1),
         };
         let mut sections = Vec::new();
+        // The changes decided in the window: read once for the two sections that count them.
+        let mut decided: Option<Vec<Change>> = None;
         for name in SectionName::ALL {
             if !query.sections.is_empty() && !query.sections.contains(&name) {
                 continue;
@@ -206,10 +210,13 @@ impl TrailView {
                 SectionName::Waiting => waiting(conn, &window, query.routing),
                 SectionName::Effectiveness => effectiveness(conn, &window),
                 SectionName::Coverage => coverage(conn),
-                SectionName::GatePerformance => gate_performance(conn, &window),
+                SectionName::GatePerformance => changes_of(conn, &window, &mut decided)
+                    .and_then(|c| gate_performance(conn, &window, c)),
                 SectionName::Phase4 => phase4(conn, &window),
                 SectionName::FlakyTests => flaky_tests(conn, &window),
-                SectionName::TimeToApproval => time_to_approval(conn, &window),
+                SectionName::TimeToApproval => {
+                    changes_of(conn, &window, &mut decided).map(time_to_approval)
+                }
                 SectionName::Migration => migration(conn),
             };
             sections.push(section.map_err(read)?);
@@ -369,37 +376,62 @@ fn skill_names(conn: &Connection) -> rusqlite::Result<Names> {
 /// The heads of pull requests (each pull request's latest head the gate decided on) where a
 /// skill's latest decision is escalated, then who approved it there.
 fn waiting(conn: &Connection, w: &Window<'_>, routing: &Routing) -> rusqlite::Result<Section> {
-    let heads: Vec<(String, i64, String)> = rows(
-        conn,
-        "WITH prs AS (
+    // Every row at those heads, in one statement (a head at a time would be a query per
+    // pull request), with what the report shows of each escalation.
+    let sql = format!(
+        "WITH prs AS MATERIALIZED (
              SELECT DISTINCT repository, pull_request FROM approval_history
-             WHERE decision = 'escalated' AND review_id IS NULL
-               AND pull_request IS NOT NULL AND repository IS NOT NULL),
-         heads AS (
+             WHERE decision = 'escalated' AND review_id IS NULL),
+         heads AS MATERIALIZED (
              SELECT p.repository, p.pull_request,
-                    (SELECT COALESCE(pull_request_head, head_sha) FROM approval_history
-                     WHERE id = (SELECT max(g.id) FROM approval_history g
-                                 WHERE g.repository = p.repository
-                                   AND g.pull_request = p.pull_request
-                                   AND g.review_id IS NULL)) AS head
-             FROM prs p)
-         SELECT h.repository, h.pull_request, h.head FROM heads h
-         WHERE h.head IS NOT NULL AND EXISTS (
-             SELECT 1 FROM approval_history e
-             WHERE e.repository = h.repository AND e.pull_request = h.pull_request
-               AND e.decision = 'escalated' AND e.review_id IS NULL
-               AND COALESCE(e.pull_request_head, e.head_sha) = h.head)
-         ORDER BY h.repository, h.pull_request",
-        [],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-    )?;
+                    -- The latest gate row, walking the pull request's rows newest first.
+                    (SELECT COALESCE(g.pull_request_head, g.head_sha) FROM approval_history g
+                     WHERE g.repository = p.repository AND g.pull_request = p.pull_request
+                       AND g.review_id IS NULL
+                     ORDER BY g.id DESC LIMIT 1) AS head
+             FROM prs p WHERE p.repository IS NOT NULL AND p.pull_request IS NOT NULL),
+         waits AS MATERIALIZED (
+             SELECT h.repository, h.pull_request, h.head FROM heads h
+             WHERE h.head IS NOT NULL AND EXISTS (
+                 SELECT 1 FROM approval_history e
+                 WHERE e.repository = h.repository AND e.pull_request = h.pull_request
+                   AND e.decision = 'escalated' AND e.review_id IS NULL
+                   AND COALESCE(e.pull_request_head, e.head_sha) = h.head))
+         SELECT {HEAD_ROW_COLUMNS}, wt.repository, wt.pull_request, wt.head,
+                s.category, s.test_coverage, ah.escalation_reason, ah.escalated_to
+         FROM waits wt
+         JOIN approval_history ah
+           ON ah.repository = wt.repository AND ah.pull_request = wt.pull_request
+          AND COALESCE(ah.pull_request_head, ah.head_sha) = wt.head
+          -- Only a skill escalated there can wait there.
+          AND ah.skill_id IN (
+              SELECT e.skill_id FROM approval_history e
+              WHERE e.repository = wt.repository AND e.pull_request = wt.pull_request
+                AND e.decision = 'escalated' AND e.review_id IS NULL
+                AND COALESCE(e.pull_request_head, e.head_sha) = wt.head)
+         JOIN skills s ON s.id = ah.skill_id
+         ORDER BY wt.repository, wt.pull_request, ah.id"
+    );
+    type Detail = (String, Option<f64>, Option<String>, Option<String>);
+    let mut heads: Vec<((String, i64, String), Vec<HeadRow>)> = Vec::new();
+    let mut details: BTreeMap<i64, Detail> = BTreeMap::new();
+    let mut stmt = conn.prepare(&sql)?;
+    let mut found = stmt.query([])?;
+    while let Some(r) = found.next()? {
+        let row = head_row(r)?;
+        let at: (String, i64, String) = (r.get(10)?, r.get(11)?, r.get(12)?);
+        details.insert(row.id, (r.get(13)?, r.get(14)?, r.get(15)?, r.get(16)?));
+        match heads.last_mut() {
+            Some((last, rows)) if *last == at => rows.push(row),
+            _ => heads.push((at, vec![row])),
+        }
+    }
     let mut out = Vec::new();
-    for (repository, pull_request, head) in heads {
+    for ((repository, pull_request, head), rows) in heads {
         let Ok(number) = u64::try_from(pull_request) else {
             continue;
         };
-        let pending = pending_at(conn, &repository, number, &head)?;
-        for p in pending {
+        for p in pending_of(rows, &repository, number, &head) {
             // Approved, or escalated only after the window's end (the state shown is the
             // trail's now: a wait begun later is not one at `until`).
             if p.is_approved(routing.required(p.tier, &p.categories))
@@ -409,24 +441,10 @@ fn waiting(conn: &Connection, w: &Window<'_>, routing: &Routing) -> rusqlite::Re
             {
                 continue;
             }
-            let detail = conn
-                .query_row(
-                    "SELECT s.category, s.test_coverage, ah.escalation_reason, ah.escalated_to
-                     FROM approval_history ah JOIN skills s ON s.id = ah.skill_id
-                     WHERE ah.id = ?1",
-                    [p.escalation_id],
-                    |r| {
-                        Ok((
-                            r.get::<_, String>(0)?,
-                            r.get::<_, Option<f64>>(1)?,
-                            r.get::<_, Option<String>>(2)?,
-                            r.get::<_, Option<String>>(3)?,
-                        ))
-                    },
-                )
-                .optional()?;
-            let (category, test_coverage, escalation_reason, escalated_to) =
-                detail.unwrap_or_else(|| ("unknown".to_owned(), None, None, None));
+            let (category, test_coverage, escalation_reason, escalated_to) = details
+                .get(&p.escalation_id)
+                .cloned()
+                .unwrap_or_else(|| ("unknown".to_owned(), None, None, None));
             out.push(Waiting {
                 skill: p.skill,
                 dir: p.dir,
@@ -590,7 +608,23 @@ fn tier_order(level: &str) -> (u8, String) {
     (order, level.to_owned())
 }
 
-fn gate_performance(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
+/// [`changes`], read the first time either section asks.
+fn changes_of<'c>(
+    conn: &Connection,
+    w: &Window<'_>,
+    cache: &'c mut Option<Vec<Change>>,
+) -> rusqlite::Result<&'c [Change]> {
+    if cache.is_none() {
+        *cache = Some(changes(conn, w)?);
+    }
+    Ok(cache.as_deref().unwrap_or_default())
+}
+
+fn gate_performance(
+    conn: &Connection,
+    w: &Window<'_>,
+    changes: &[Change],
+) -> rusqlite::Result<Section> {
     let minutes: BTreeMap<String, Option<f64>> =
         rows(conn, REVIEW_MINUTES, params_from_iter(w.params()), |r| {
             Ok((r.get(0)?, r.get(1)?))
@@ -598,7 +632,7 @@ fn gate_performance(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Secti
         .into_iter()
         .collect();
     let mut tiers: BTreeMap<(u8, String), TierPerformance> = BTreeMap::new();
-    for change in changes(conn, w)? {
+    for change in changes {
         let tier = tiers
             .entry(tier_order(&change.tier))
             .or_insert_with(|| TierPerformance {
@@ -693,9 +727,9 @@ fn flaky_tests(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
 
 /// The changes approved in the window (their latest word an approval): minutes from their first
 /// decision to it, by tier.
-fn time_to_approval(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Section> {
+fn time_to_approval(changes: &[Change]) -> Section {
     let mut by_tier: BTreeMap<(u8, String), Vec<f64>> = BTreeMap::new();
-    for change in changes(conn, w)? {
+    for change in changes {
         if change.decision == "approved" {
             by_tier
                 .entry(tier_order(&change.tier))
@@ -703,7 +737,7 @@ fn time_to_approval(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Secti
                 .push(change.minutes);
         }
     }
-    Ok(Section::TimeToApproval(
+    Section::TimeToApproval(
         by_tier
             .into_iter()
             .map(|((_, level), mut minutes)| {
@@ -717,7 +751,7 @@ fn time_to_approval(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Secti
                 }
             })
             .collect(),
-    ))
+    )
 }
 
 /// The nearest-rank percentile of sorted values (0 for none).

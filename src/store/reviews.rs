@@ -278,13 +278,30 @@ impl Store {
 /// with one name stay apart.
 /// The skills escalated at a pull request head, with who approved or asked for changes so far
 /// ([`Store::pending_escalations`]); `conn` may be a [`super::TrailView`]'s.
-pub(super) fn pending_at(
+fn pending_at(
     conn: &Connection,
     repository: &str,
     pull_request: u64,
     head_sha: &str,
 ) -> rusqlite::Result<Vec<Pending>> {
     let rows = head_rows(conn, repository, pull_request, head_sha)?;
+    Ok(pending_of(rows, repository, pull_request, head_sha))
+}
+
+/// The columns of a head's row, as [`head_row`] reads them from the first ten of a statement.
+pub(super) const HEAD_ROW_COLUMNS: &str =
+    "ah.id, ah.skill_id, s.name, s.skill_dir, ah.approval_level, ah.decision,
+     ah.escalation_categories, COALESCE(ah.escalation_timestamp, ah.timestamp),
+     ah.approver, ah.review_id";
+
+/// The skills escalated at a head, from every row there (oldest first): see
+/// [`Store::pending_escalations`].
+pub(super) fn pending_of(
+    rows: Vec<HeadRow>,
+    repository: &str,
+    pull_request: u64,
+    head_sha: &str,
+) -> Vec<Pending> {
     let mut by_skill: BTreeMap<SkillKey, SkillState> = BTreeMap::new();
     for row in rows {
         let state = by_skill.entry(row.key()).or_default();
@@ -336,7 +353,7 @@ pub(super) fn pending_at(
             changes_requested_by: pick("needs_correction"),
         });
     }
-    Ok(pending)
+    pending
 }
 
 type SkillKey = (String, Option<String>, i64);
@@ -351,8 +368,8 @@ struct SkillState {
     reviews: BTreeMap<String, String>,
 }
 
-struct HeadRow {
-    id: i64,
+pub(super) struct HeadRow {
+    pub(super) id: i64,
     skill_id: i64,
     skill: String,
     dir: Option<String>,
@@ -372,37 +389,38 @@ fn head_rows(
     pull_request: u64,
     head_sha: &str,
 ) -> rusqlite::Result<Vec<HeadRow>> {
-    let mut stmt = conn.prepare(
-        "SELECT ah.id, ah.skill_id, s.name, s.skill_dir, ah.approval_level, ah.decision,
-                ah.escalation_categories, COALESCE(ah.escalation_timestamp, ah.timestamp),
-                ah.approver, ah.review_id
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {HEAD_ROW_COLUMNS}
          FROM approval_history ah JOIN skills s ON s.id = ah.skill_id
          WHERE ah.repository = ?1 AND ah.pull_request = ?2
            AND COALESCE(ah.pull_request_head, ah.head_sha) = ?3
-         ORDER BY ah.id",
-    )?;
+         ORDER BY ah.id"
+    ))?;
     let rows = stmt.query_map(
         params![
             repository,
             i64::try_from(pull_request).unwrap_or(i64::MAX),
             head_sha
         ],
-        |row| {
-            Ok(HeadRow {
-                id: row.get(0)?,
-                skill_id: row.get(1)?,
-                skill: row.get(2)?,
-                dir: row.get(3)?,
-                tier: row.get(4)?,
-                decision: row.get(5)?,
-                categories: row.get(6)?,
-                escalated_at: row.get(7)?,
-                approver: row.get(8)?,
-                review_id: row.get(9)?,
-            })
-        },
+        head_row,
     )?;
     rows.collect()
+}
+
+/// A head's row from the first ten columns of a statement ([`HEAD_ROW_COLUMNS`]).
+pub(super) fn head_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<HeadRow> {
+    Ok(HeadRow {
+        id: row.get(0)?,
+        skill_id: row.get(1)?,
+        skill: row.get(2)?,
+        dir: row.get(3)?,
+        tier: row.get(4)?,
+        decision: row.get(5)?,
+        categories: row.get(6)?,
+        escalated_at: row.get(7)?,
+        approver: row.get(8)?,
+        review_id: row.get(9)?,
+    })
 }
 
 impl HeadRow {
