@@ -80,4 +80,46 @@ fn the_examples_give_auto_escalate_and_human_for_honest_reasons() {
         todo["decision"]["reasons"][0],
         "coverage unknown: no coverage report was found"
     );
+
+    // The README's next steps: the week's report and a seed query on the trail just written.
+    let mut report = skillgate();
+    report
+        .args(["report", "--format", "json", "--repo"])
+        .arg(&repo);
+    let (code, stdout, stderr) = run(report);
+    assert_eq!(code, 0, "{stderr}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(doc["decisions_in_window"], 5);
+    let tiers: Vec<(String, u64)> = doc["sections"]
+        .as_array()
+        .expect("sections")
+        .iter()
+        .find(|s| s["section"] == "gate-performance")
+        .and_then(|s| s["data"].as_array())
+        .expect("gate performance")
+        .iter()
+        .map(|t| {
+            (
+                t["approval_level"].as_str().expect("tier").to_owned(),
+                t["total"].as_u64().expect("total"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        tiers,
+        [
+            ("auto".to_owned(), 1),
+            ("escalate".to_owned(), 2),
+            ("human".to_owned(), 2)
+        ]
+    );
+    let mut query = skillgate();
+    query
+        .args(["query", "gate-performance", "--format", "json", "--repo"])
+        .arg(&repo);
+    let (code, stdout, stderr) = run(query);
+    assert_eq!(code, 0, "{stderr}");
+    let rows: serde_json::Value = serde_json::from_str(&stdout).expect("json rows");
+    assert_eq!(rows.as_array().map(Vec::len), Some(3), "{rows}");
 }

@@ -30,7 +30,7 @@ pub fn render(report: &Report) -> String {
 /// the tables at zero rows still do not fit, the charts go, and last the text is cut with a
 /// line saying so. The same report and limit always give the same text.
 pub fn render_within(report: &Report, limit: usize) -> String {
-    let mut doc = document(report);
+    let mut doc = document(report, limit);
     doc.fit(limit);
     let out = doc.render(limit);
     if out.chars().count() <= limit {
@@ -61,6 +61,8 @@ struct Table {
     shown: usize,
     /// The characters of those rows.
     shown_chars: usize,
+    /// Rows of the section never laid out: past what the limit could show.
+    uncounted: usize,
 }
 
 impl Table {
@@ -96,11 +98,12 @@ impl Table {
             shown: rows.len(),
             shown_chars,
             rows,
+            uncounted: 0,
         }
     }
 
     fn hidden(&self) -> usize {
-        self.rows.len() - self.shown
+        self.rows.len() - self.shown + self.uncounted
     }
 
     fn drop_last(&mut self) {
@@ -261,7 +264,13 @@ fn cut(text: &str, limit: usize) -> String {
 // ---------------------------------------------------------------------------------------------
 // The sections.
 
-fn document(report: &Report) -> Document {
+/// No table row is shorter than this many characters (`| a | b |` and its newline).
+const MIN_ROW_CHARS: usize = 8;
+
+fn document(report: &Report, limit: usize) -> Document {
+    // Rows past what `limit` could ever show are counted, not escaped and laid out: a trail
+    // with thousands of waits would spend seconds on rows trimmed anyway.
+    let cap = limit / MIN_ROW_CHARS + 1;
     let mut blocks = vec![Block::Text(format!(
         "# skillgate report\n\n{}\n",
         summary(report)
@@ -277,16 +286,51 @@ fn document(report: &Report) -> Document {
             blocks.push(Block::Text(format!("{}\n", section.empty_line())));
             continue;
         }
-        match section {
-            Section::PassRates(p) => pass_rates(p, &mut blocks),
-            Section::Waiting(rows) => waiting(rows, &mut blocks),
-            Section::Effectiveness(rows) => effectiveness(rows, &mut blocks),
-            Section::Coverage(rows) => coverage(rows, &mut blocks),
-            Section::GatePerformance(rows) => gate_performance(rows, &mut blocks),
-            Section::Phase4(rows) => phase4(rows, &mut blocks),
-            Section::FlakyTests(rows) => flaky_tests(rows, &mut blocks),
-            Section::TimeToApproval(rows) => time_to_approval(rows, &mut blocks),
-            Section::Migration(rows) => migration(rows, &mut blocks),
+        let first = |n: usize| n.min(cap);
+        let cut = match section {
+            Section::PassRates(p) => {
+                let capped = PassRates {
+                    daily: p.daily.clone(),
+                    skills: p.skills[..first(p.skills.len())].to_vec(),
+                };
+                pass_rates(&capped, &mut blocks);
+                p.skills.len() - capped.skills.len()
+            }
+            Section::Waiting(rows) => {
+                waiting(&rows[..first(rows.len())], &mut blocks);
+                rows.len() - first(rows.len())
+            }
+            Section::Effectiveness(rows) => {
+                effectiveness(&rows[..first(rows.len())], &mut blocks);
+                rows.len() - first(rows.len())
+            }
+            Section::Coverage(rows) => {
+                coverage(&rows[..first(rows.len())], &mut blocks);
+                rows.len() - first(rows.len())
+            }
+            Section::GatePerformance(rows) => {
+                gate_performance(rows, &mut blocks);
+                0
+            }
+            Section::Phase4(rows) => {
+                phase4(&rows[..first(rows.len())], &mut blocks);
+                rows.len() - first(rows.len())
+            }
+            Section::FlakyTests(rows) => {
+                flaky_tests(&rows[..first(rows.len())], &mut blocks);
+                rows.len() - first(rows.len())
+            }
+            Section::TimeToApproval(rows) => {
+                time_to_approval(rows, &mut blocks);
+                0
+            }
+            Section::Migration(rows) => {
+                migration(&rows[..first(rows.len())], &mut blocks);
+                rows.len() - first(rows.len())
+            }
+        };
+        if let Some(Block::Table(table)) = blocks.last_mut() {
+            table.uncounted = cut;
         }
     }
     Document {
@@ -1156,6 +1200,27 @@ mod tests {
     }
 
     #[test]
+    fn rows_past_what_the_limit_could_show_are_counted_not_laid_out() {
+        // More rows than 65,536 characters could hold at 8 a row: the note counts all of them.
+        let report = with_flaky(20_000);
+        let markdown = render(&report);
+        assert!(markdown.chars().count() <= MAX_CHARS);
+        let shown = markdown
+            .lines()
+            .filter(|l| l.contains("test\\_case\\_number\\_"))
+            .count();
+        assert!(shown > 100, "{shown} shown");
+        assert!(
+            markdown.contains(&format!(
+                "_… {} more rows not shown",
+                count(20_000 - shown as u64)
+            )),
+            "{}",
+            &markdown[markdown.len() - 2000..]
+        );
+    }
+
+    #[test]
     fn thousands_of_rows_stay_under_the_limit_and_say_what_was_trimmed() {
         let report = with_flaky(5_000);
         let markdown = render(&report);
@@ -1220,7 +1285,7 @@ mod tests {
         // The smallest the tables get with the charts in (a limit of the same number of
         // digits says the same length in its notes).
         let smallest = {
-            let mut doc = document(&report);
+            let mut doc = document(&report, MAX_CHARS);
             doc.trim(0);
             doc.size(9_999)
         };

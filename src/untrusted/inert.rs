@@ -79,6 +79,10 @@ pub fn text(text: &str) -> String {
 /// document with none of these is returned byte for byte. No line of a valid document starts
 /// with `::` (each value is inside quotes), so there is nothing else to do.
 pub fn json(document: &str) -> String {
+    // Plain ASCII without `#` or DEL holds nothing to escape: most documents, and the large ones.
+    if !document.bytes().any(|b| b == b'#' || b >= 0x7f) {
+        return document.to_owned();
+    }
     let chars: Vec<char> = document.chars().collect();
     let mut out = String::with_capacity(document.len());
     for (i, &c) in chars.iter().enumerate() {
