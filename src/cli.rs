@@ -72,7 +72,7 @@ pub struct ReportArgs {
     #[arg(long, default_value = "30d", value_name = "WHEN")]
     pub since: String,
 
-    /// The window's end (exclusive): a date, or a duration back from now [default: now].
+    /// The window's end (included): a date, or a duration back from now [default: now].
     #[arg(long, value_name = "WHEN")]
     pub until: Option<String>,
 

@@ -128,8 +128,8 @@ pub struct Report {
     pub schema: &'static str,
     /// The repository the trail belongs to, when known (`owner/name`, or the checkout's name).
     pub repository: Option<String>,
-    /// `YYYY-MM-DD HH:MM:SS` UTC, as the trail stores times: the window's start (inclusive)
-    /// and end (exclusive).
+    /// `YYYY-MM-DD HH:MM:SS` UTC, as the trail stores times: the window's start and end, both
+    /// included.
     pub since: String,
     pub until: String,
     /// When the report was made (the window's end unless `--until` moved it).

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
 
 use super::reviews::{HEAD_ROW_COLUMNS, HeadRow, head_row, pending_of};
-use super::{StoreError, TrailView};
+use super::{Assembly, StoreError, TrailView};
 use crate::config::Routing;
 use crate::report::{
     CategoryCoverage, CategoryGaps, DailyPassRate, Effectiveness, FlakyTest, Generated,
@@ -27,7 +27,8 @@ const POINTS_PER_SKILL: i64 = 20;
 /// The flakiest tests listed.
 const FLAKY_TESTS: i64 = 50;
 
-/// Rows in the window, on column `c`: `?1` and `?2` are the window (`YYYY-MM-DD HH:MM:SS`), `?3`
+/// Rows in the window, on column `c`: `?1` and `?2` are the window (`YYYY-MM-DD HH:MM:SS`, both
+/// ends included: a report made the second a run ends holds that run), `?3`
 /// and `?4` the same a day wider. The gate stores times in that form; a row written by hand may
 /// hold RFC 3339 (`2026-11-10T06:00:00Z`), which sorts after it on its day as text. So a text
 /// range a day wider picks the rows from an index, and `datetime()` of each decides.
@@ -41,7 +42,7 @@ macro_rules! window {
             $c,
             ") >= ?1 AND datetime(",
             $c,
-            ") < ?2"
+            ") <= ?2"
         )
     };
 }
@@ -156,7 +157,7 @@ const FLAKY: &str = concat!(
 /// What a report covers.
 #[derive(Debug, Clone)]
 pub struct ReportQuery<'a> {
-    /// The window, `YYYY-MM-DD HH:MM:SS` UTC: from `since` (inclusive) to `until` (exclusive).
+    /// The window, `YYYY-MM-DD HH:MM:SS` UTC: from `since` to `until`, both included.
     pub since: String,
     pub until: String,
     /// When the report is made; waits are measured to `until`.
@@ -187,40 +188,98 @@ impl TrailView {
 
     /// The report `query` asks for.
     pub fn report(&self, query: &ReportQuery<'_>) -> Result<Report, StoreError> {
-        let read = |source| StoreError::Read {
-            path: self.path().to_path_buf(),
-            source,
-        };
-        let conn = self.connection();
         let window = Window {
             since: &query.since,
             until: &query.until,
             wide_since: shifted(&query.since, -1),
             wide_until: shifted(&query.until, 1),
         };
+        let wanted = |name| query.sections.is_empty() || query.sections.contains(&name);
+        // On a single file, the waits (the longest section on a large trail) are read on a
+        // second read-only connection beside the rest: two cores, half the wait.
+        let path = self.path().to_path_buf();
+        let beside = wanted(SectionName::Waiting) && self.assembly() == Assembly::Single;
+        std::thread::scope(|scope| {
+            let waits = beside.then(|| {
+                scope.spawn(|| {
+                    let other = TrailView::open_single(&path)?;
+                    waiting(other.connection(), &window, query.routing).map_err(|source| {
+                        StoreError::Read {
+                            path: path.clone(),
+                            source,
+                        }
+                    })
+                })
+            });
+            let mut sections = self.sections(query, &window, beside)?;
+            if let Some(waits) = waits {
+                let section = waits.join().map_err(|_| StoreError::Read {
+                    path: path.clone(),
+                    source: rusqlite::Error::InvalidQuery,
+                })??;
+                let at = sections
+                    .iter()
+                    .position(|s| s.name() > SectionName::Waiting)
+                    .unwrap_or(sections.len());
+                sections.insert(at, section);
+            }
+            self.finish(query, &window, sections)
+        })
+    }
+
+    /// Every section `query` wants but the waits when `skip_waiting`, in the report's order.
+    fn sections(
+        &self,
+        query: &ReportQuery<'_>,
+        window: &Window<'_>,
+        skip_waiting: bool,
+    ) -> Result<Vec<Section>, StoreError> {
+        let read = |source| StoreError::Read {
+            path: self.path().to_path_buf(),
+            source,
+        };
+        let conn = self.connection();
         let mut sections = Vec::new();
         // The changes decided in the window: read once for the two sections that count them.
         let mut decided: Option<Vec<Change>> = None;
         for name in SectionName::ALL {
+            if name == SectionName::Waiting && skip_waiting {
+                continue;
+            }
             if !query.sections.is_empty() && !query.sections.contains(&name) {
                 continue;
             }
             let section = match name {
-                SectionName::PassRates => pass_rates(conn, &window),
-                SectionName::Waiting => waiting(conn, &window, query.routing),
-                SectionName::Effectiveness => effectiveness(conn, &window),
+                SectionName::PassRates => pass_rates(conn, window),
+                SectionName::Waiting => waiting(conn, window, query.routing),
+                SectionName::Effectiveness => effectiveness(conn, window),
                 SectionName::Coverage => coverage(conn),
-                SectionName::GatePerformance => changes_of(conn, &window, &mut decided)
-                    .and_then(|c| gate_performance(conn, &window, c)),
-                SectionName::Phase4 => phase4(conn, &window),
-                SectionName::FlakyTests => flaky_tests(conn, &window),
+                SectionName::GatePerformance => changes_of(conn, window, &mut decided)
+                    .and_then(|c| gate_performance(conn, window, c)),
+                SectionName::Phase4 => phase4(conn, window),
+                SectionName::FlakyTests => flaky_tests(conn, window),
                 SectionName::TimeToApproval => {
-                    changes_of(conn, &window, &mut decided).map(time_to_approval)
+                    changes_of(conn, window, &mut decided).map(time_to_approval)
                 }
                 SectionName::Migration => migration(conn),
             };
             sections.push(section.map_err(read)?);
         }
+        Ok(sections)
+    }
+
+    /// The report, with the counts of its header.
+    fn finish(
+        &self,
+        query: &ReportQuery<'_>,
+        window: &Window<'_>,
+        sections: Vec<Section>,
+    ) -> Result<Report, StoreError> {
+        let read = |source| StoreError::Read {
+            path: self.path().to_path_buf(),
+            source,
+        };
+        let conn = self.connection();
         let decisions_in_window = conn
             .query_row(IN_WINDOW, params_from_iter(window.params()), |r| {
                 r.get::<_, i64>(0)
@@ -437,7 +496,7 @@ fn waiting(conn: &Connection, w: &Window<'_>, routing: &Routing) -> rusqlite::Re
             if p.is_approved(routing.required(p.tier, &p.categories))
                 || epoch(&p.escalated_at)
                     .zip(epoch(w.until))
-                    .is_some_and(|(a, b)| a >= b)
+                    .is_some_and(|(a, b)| a > b)
             {
                 continue;
             }
