@@ -514,7 +514,9 @@ fn changes_count_once_by_their_latest_word_and_edges_are_exact() {
         INSERT INTO skills (id, name, category, content_path, content_hash, version, skill_dir)
         VALUES (1, 'alpha', 'testing', 'a/SKILL.md', 'ha', '1.0.0', 'skills/alpha'),
                (2, 'beta', 'testing', 'b/SKILL.md', 'hb', '1.0.0', 'skills/beta'),
-               (3, 'gamma', 'testing', 'c/SKILL.md', 'hc', '1.0.0', 'skills/gamma');
+               (3, 'gamma', 'testing', 'c/SKILL.md', 'hc', '1.0.0', 'skills/gamma'),
+               (4, 'delta', 'testing', 'd/SKILL.md', 'hd', '1.0.0', 'skills/delta'),
+               (5, 'epsilon', 'testing', 'e/SKILL.md', 'he', '1.0.0', 'skills/epsilon');
         INSERT INTO approval_history (skill_id, version, approval_level, decision, timestamp,
             escalation_timestamp, repository, pull_request, head_sha, pull_request_head,
             approver, review_id, review_duration_minutes, escalated_to, idempotency_key)
@@ -542,7 +544,21 @@ fn changes_count_once_by_their_latest_word_and_edges_are_exact() {
           (3, '1', 'escalate', 'escalated', '2026-11-26 10:00:00', '2026-11-26 10:00:00',
            'o/r', 4, 'm5', 'd1', NULL, NULL, NULL, '{"users":["bob"],"teams":[]}', 'k9'),
           (3, '1', 'escalate', 'needs_correction', '2026-11-27 10:00:00', NULL,
-           'o/r', 4, 'm5', 'd1', 'bob', 'r4', 1440, NULL, 'k10');
+           'o/r', 4, 'm5', 'd1', 'bob', 'r4', 1440, NULL, 'k10'),
+          -- delta, #5: approved, then a re-run at the same head escalates again: still approved.
+          (4, '1', 'escalate', 'escalated', '2026-11-28 08:00:00', '2026-11-28 08:00:00',
+           'o/r', 5, 'm6', 'e1', NULL, NULL, NULL, '{"users":["alice"],"teams":[]}', 'k11'),
+          (4, '1', 'escalate', 'approved', '2026-11-28 09:00:00', NULL,
+           'o/r', 5, 'm6', 'e1', 'alice', 'r5', 60, NULL, 'k12'),
+          (4, '1', 'escalate', 'escalated', '2026-11-28 10:00:00', '2026-11-28 10:00:00',
+           'o/r', 5, 'm6', 'e1', NULL, NULL, NULL, '{"users":["alice"],"teams":[]}', 'k13'),
+          -- epsilon, #6: bob asks for changes, then alice approves: the change request stands.
+          (5, '1', 'human', 'escalated', '2026-11-28 08:00:00', '2026-11-28 08:00:00',
+           'o/r', 6, 'm7', 'f1', NULL, NULL, NULL, '{"users":["alice","bob"],"teams":[]}', 'k14'),
+          (5, '1', 'human', 'needs_correction', '2026-11-28 08:30:00', NULL,
+           'o/r', 6, 'm7', 'f1', 'bob', 'r6', 30, NULL, 'k15'),
+          (5, '1', 'human', 'approved', '2026-11-28 09:00:00', NULL,
+           'o/r', 6, 'm7', 'f1', 'alice', 'r7', 60, NULL, 'k16');
         INSERT INTO skill_usage_log (agent_id, agent_type, skill_id, task_id, loaded_at,
             confidence_before, confidence_after, test_execution_result, success_indicator)
         VALUES ('a', 'tester', 1, 't1', '2026-11-20 10:00:00', 0.5, 0.4, '{"pass_rate":0.2}', 0),
@@ -554,8 +570,8 @@ fn changes_count_once_by_their_latest_word_and_edges_are_exact() {
         .expect("inserts");
     drop(store);
     let doc = report_json(&db, &["--since", "2026-11-10T12:00:00Z"]);
-    // Ten rows, the one six hours before the window left out.
-    assert_eq!(doc["decisions_in_window"], 9);
+    // Sixteen rows, the one six hours before the window left out.
+    assert_eq!(doc["decisions_in_window"], 15);
     let perf: Vec<(String, u64, u64, u64, u64)> = section(&doc, "gate-performance")
         .as_array()
         .expect("perf")
@@ -574,8 +590,8 @@ fn changes_count_once_by_their_latest_word_and_edges_are_exact() {
         perf,
         [
             ("auto".to_owned(), 1, 1, 0, 0),
-            ("escalate".to_owned(), 2, 1, 1, 0),
-            ("human".to_owned(), 1, 1, 0, 0)
+            ("escalate".to_owned(), 3, 2, 1, 0),
+            ("human".to_owned(), 2, 1, 1, 0)
         ]
     );
     let times: Vec<(String, f64)> = section(&doc, "time-to-approval")
@@ -589,12 +605,13 @@ fn changes_count_once_by_their_latest_word_and_edges_are_exact() {
             )
         })
         .collect();
-    // alpha waited four hours for the approval that stands; beta three days at its new head.
+    // alpha waited four hours for the approval that stands, delta one (its re-run changes
+    // nothing); beta three days at its new head; epsilon is not approved.
     assert_eq!(
         times,
         [
             ("auto".to_owned(), 0.0),
-            ("escalate".to_owned(), 240.0),
+            ("escalate".to_owned(), 60.0),
             ("human".to_owned(), 4320.0)
         ]
     );
@@ -606,14 +623,20 @@ fn changes_count_once_by_their_latest_word_and_edges_are_exact() {
         .map(|d| d["day"].as_str().expect("day"))
         .collect();
     assert!(days.is_empty(), "no row has test results: {days:?}");
-    // gamma waits on its author: shown with bob's change request.
+    // gamma and epsilon wait on their authors: shown with bob's change requests.
     let waiting = section(&doc, "waiting").as_array().expect("waiting");
-    assert_eq!(waiting.len(), 1, "{waiting:?}");
-    assert_eq!(waiting[0]["skill"], "gamma");
-    assert_eq!(
-        waiting[0]["changes_requested_by"],
-        serde_json::json!(["bob"])
-    );
+    let waits: Vec<(&str, &Value)> = waiting
+        .iter()
+        .map(|w| {
+            (
+                w["skill"].as_str().expect("skill"),
+                &w["changes_requested_by"],
+            )
+        })
+        .collect();
+    let bob = serde_json::json!(["bob"]);
+    // Longest wait first.
+    assert_eq!(waits, [("gamma", &bob), ("epsilon", &bob)], "{waiting:?}");
     // Mean pass rate 0.54 over four uses: under the seed's 0.90, not listed.
     assert_eq!(section(&doc, "effectiveness"), &serde_json::json!([]));
 }

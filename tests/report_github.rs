@@ -734,3 +734,36 @@ fn a_scheduled_report_reads_the_audit_branch_and_asks_an_unrecorded_wait_of_its_
     );
     fake.assert_no_violations();
 }
+
+/// A token that cannot read pull requests (`pull-requests: read` not granted) still makes the
+/// report: every recorded wait is listed, and the log says why.
+#[test]
+fn a_report_whose_token_cannot_read_pull_requests_lists_every_wait() {
+    let fake = fake();
+    let repo = common::Repo::plain();
+    history(&repo.path().join("trail.db"));
+    fake.fail_next(
+        "pulls/get",
+        5,
+        403,
+        &[],
+        r#"{"message":"Resource not accessible by integration"}"#,
+    );
+    let db = format!("--db={}", repo.path().join("trail.db").display());
+    let mut cmd = repo.skillgate(&["report", "--format", "json", "--section", "waiting", &db]);
+    cmd.env("SOURCE_DATE_EPOCH", MONDAY)
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_EVENT_NAME", "schedule")
+        .env("GITHUB_REPOSITORY", format!("{OWNER}/{NAME}"))
+        .env("GITHUB_API_URL", fake.url())
+        .env("GITHUB_TOKEN", fake.token());
+    let (code, stdout, stderr) = common::run(cmd);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("could not tell which pull requests are open"),
+        "{stderr}"
+    );
+    let doc: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    let waits = doc["sections"][0]["data"].as_array().expect("waits");
+    assert_eq!(waits.len(), 2, "both recorded waits listed: {waits:?}");
+}

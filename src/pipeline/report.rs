@@ -173,25 +173,36 @@ pub fn report(request: &ReportRequest) -> Result<Reported, Error> {
         numbers.sort_unstable();
         numbers.dedup();
         if !numbers.is_empty() {
-            let heads = session.with_client(async |client| {
+            // A token that cannot read pull requests (no `pull-requests: read`) leaves every
+            // recorded wait listed, and says so: the report is still made.
+            match session.with_client(async |client| {
                 Ok(github::open_heads(client, repo, &numbers).await?)
-            })?;
-            let before = rows.len();
-            rows.retain(|r| {
-                !ours(r)
-                    || heads.get(&r.pull_request).and_then(Option::as_deref)
-                        == Some(r.head_sha.as_str())
-            });
-            let gone = before - rows.len();
-            if gone > 0 {
-                warnings.push(Warning::new(
+            }) {
+                Ok(heads) => {
+                    let before = rows.len();
+                    rows.retain(|r| {
+                        !ours(r)
+                            || heads.get(&r.pull_request).and_then(Option::as_deref)
+                                == Some(r.head_sha.as_str())
+                    });
+                    let gone = before - rows.len();
+                    if gone > 0 {
+                        warnings.push(Warning::new(
+                            WarningKind::Publish,
+                            format!(
+                                "{gone} recorded {} left out: {} pull request is closed, or its head moved on",
+                                if gone == 1 { "wait" } else { "waits" },
+                                if gone == 1 { "its" } else { "their" }
+                            ),
+                        ));
+                    }
+                }
+                Err(err) => warnings.push(Warning::new(
                     WarningKind::Publish,
                     format!(
-                        "{gone} recorded {} left out: {} pull request is closed, or its head moved on",
-                        if gone == 1 { "wait" } else { "waits" },
-                        if gone == 1 { "its" } else { "their" }
+                        "could not tell which pull requests are open ({err}): every recorded wait is listed"
                     ),
-                ));
+                )),
             }
         }
     }

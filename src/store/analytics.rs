@@ -110,7 +110,9 @@ const CHANGES: &str = concat!(
                   WHERE f.repository = ah.repository AND f.pull_request = ah.pull_request
                     AND f.skill_id = ah.skill_id
                     AND COALESCE(f.pull_request_head, f.head_sha)
-                        IS COALESCE(ah.pull_request_head, ah.head_sha)) END
+                        IS COALESCE(ah.pull_request_head, ah.head_sha)) END,
+            ah.repository, ah.pull_request, COALESCE(ah.pull_request_head, ah.head_sha),
+            ah.skill_id
      FROM approval_history ah
      WHERE ah.id IN (
          SELECT max(id) FROM approval_history WHERE ",
@@ -118,6 +120,30 @@ const CHANGES: &str = concat!(
     " GROUP BY CASE WHEN pull_request IS NULL OR repository IS NULL THEN 'row ' || id
                     ELSE repository || ' ' || pull_request || ' '
                          || COALESCE(pull_request_head, head_sha, '') || ' ' || skill_id END)"
+);
+/// Every row at the heads where a change of the window was escalated or reviewed, by head and
+/// id: whether such a change is approved is what its reviews say against the approvals its
+/// route needs (as the waits read them), not its latest row alone.
+const REVIEWED: &str = concat!(
+    "WITH keys AS MATERIALIZED (
+         SELECT DISTINCT repository, pull_request, COALESCE(pull_request_head, head_sha) AS head,
+                skill_id
+         FROM approval_history
+         WHERE pull_request IS NOT NULL AND repository IS NOT NULL
+           AND (decision = 'escalated' OR review_id IS NOT NULL) AND ",
+    window!("timestamp"),
+    ")
+     SELECT ah.id, ah.skill_id, s.name, s.skill_dir, ah.approval_level, ah.decision,
+            ah.escalation_categories, COALESCE(ah.escalation_timestamp, ah.timestamp),
+            ah.approver, ah.review_id, k.repository, k.pull_request, k.head,
+            datetime(ah.timestamp)
+     FROM keys k
+     JOIN approval_history ah
+       ON ah.repository = k.repository AND ah.pull_request = k.pull_request
+      AND ah.skill_id = k.skill_id AND COALESCE(ah.pull_request_head, ah.head_sha) = k.head
+     JOIN skills s ON s.id = ah.skill_id
+     WHERE datetime(ah.timestamp) <= ?2
+     ORDER BY k.repository, k.pull_request, k.head, ah.id"
 );
 /// The minutes reviews took (review rows that decided, not dismissals), per tier.
 const REVIEW_MINUTES: &str = concat!(
@@ -254,12 +280,14 @@ impl TrailView {
                 SectionName::Waiting => waiting(conn, window, query.routing),
                 SectionName::Effectiveness => effectiveness(conn, window),
                 SectionName::Coverage => coverage(conn),
-                SectionName::GatePerformance => changes_of(conn, window, &mut decided)
-                    .and_then(|c| gate_performance(conn, window, c)),
+                SectionName::GatePerformance => {
+                    changes_of(conn, window, query.routing, &mut decided)
+                        .and_then(|c| gate_performance(conn, window, c))
+                }
                 SectionName::Phase4 => phase4(conn, window),
                 SectionName::FlakyTests => flaky_tests(conn, window),
                 SectionName::TimeToApproval => {
-                    changes_of(conn, window, &mut decided).map(time_to_approval)
+                    changes_of(conn, window, query.routing, &mut decided).map(time_to_approval)
                 }
                 SectionName::Migration => migration(conn),
             };
@@ -633,25 +661,91 @@ fn coverage(conn: &Connection) -> rusqlite::Result<Section> {
 struct Change {
     tier: String,
     decision: String,
-    /// Minutes from its first row to its latest.
+    /// Minutes from its first row to its latest (to its approval, once approved).
     minutes: f64,
 }
 
-fn changes(conn: &Connection, w: &Window<'_>) -> rusqlite::Result<Vec<Change>> {
+/// A change's identity: repository, pull request, head, skill.
+type ChangeKey = (String, i64, String, i64);
+
+/// The changes decided in the window, each once ([`CHANGES`]); a change escalated or reviewed
+/// there is resolved as the waits are ([`REVIEWED`]): approved once the approvals its route
+/// needs stand with no change request, at the review that completed them; a change request is
+/// `needs_correction`; else it is still `escalated`.
+fn changes(conn: &Connection, w: &Window<'_>, routing: &Routing) -> rusqlite::Result<Vec<Change>> {
+    let minutes_between = |first: Option<&str>, last: Option<&str>| match (
+        first.and_then(epoch),
+        last.and_then(epoch),
+    ) {
+        (Some(a), Some(b)) if b > a => (b - a) as f64 / 60.0,
+        _ => 0.0,
+    };
+    let mut resolved: BTreeMap<ChangeKey, (String, Option<String>)> = BTreeMap::new();
+    let mut heads: Vec<((String, i64, String), Vec<HeadRow>)> = Vec::new();
+    let mut times: BTreeMap<i64, String> = BTreeMap::new();
+    {
+        let mut stmt = conn.prepare(REVIEWED)?;
+        let mut found = stmt.query(params_from_iter(w.params()))?;
+        while let Some(r) = found.next()? {
+            let row = head_row(r)?;
+            let at: (String, i64, String) = (r.get(10)?, r.get(11)?, r.get(12)?);
+            times.insert(row.id, r.get(13)?);
+            match heads.last_mut() {
+                Some((last, rows)) if *last == at => rows.push(row),
+                _ => heads.push((at, vec![row])),
+            }
+        }
+    }
+    for ((repository, pull_request, head), rows) in heads {
+        let approvals: Vec<(i64, String, String)> = rows
+            .iter()
+            .filter(|r| r.is_review() && r.decision == "approved")
+            .map(|r| {
+                (
+                    r.skill_id,
+                    r.approver.clone().unwrap_or_default(),
+                    times.get(&r.id).cloned().unwrap_or_default(),
+                )
+            })
+            .collect();
+        let number = u64::try_from(pull_request).unwrap_or(0);
+        for p in pending_of(rows, &repository, number, &head) {
+            let key = (repository.clone(), pull_request, head.clone(), p.skill_id);
+            let outcome = if p.is_approved(routing.required(p.tier, &p.categories)) {
+                // The latest approval among those that stand completed them.
+                let at = approvals
+                    .iter()
+                    .filter(|(skill, who, _)| *skill == p.skill_id && p.approvers.contains(who))
+                    .map(|(_, _, at)| at.clone())
+                    .max();
+                ("approved".to_owned(), at)
+            } else if !p.changes_requested_by.is_empty() {
+                ("needs_correction".to_owned(), None)
+            } else {
+                ("escalated".to_owned(), None)
+            };
+            resolved.insert(key, outcome);
+        }
+    }
     rows(conn, CHANGES, params_from_iter(w.params()), |r| {
         let last: Option<String> = r.get(2)?;
         let first: Option<String> = r.get(3)?;
-        let minutes = match (
-            first.as_deref().and_then(epoch),
-            last.as_deref().and_then(epoch),
-        ) {
-            (Some(a), Some(b)) if b > a => (b - a) as f64 / 60.0,
-            _ => 0.0,
+        let key: Option<ChangeKey> = match (r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?) {
+            (Some(repo), Some(pr), Some(head), Some(skill)) => Some((repo, pr, head, skill)),
+            _ => None,
         };
+        let mut decision: String = r.get(1)?;
+        let mut until = last;
+        if let Some((outcome, at)) = key.and_then(|k| resolved.get(&k)) {
+            decision = outcome.clone();
+            if at.is_some() {
+                until = at.clone();
+            }
+        }
         Ok(Change {
             tier: r.get(0)?,
-            decision: r.get(1)?,
-            minutes,
+            decision,
+            minutes: minutes_between(first.as_deref(), until.as_deref()),
         })
     })
 }
@@ -671,10 +765,11 @@ fn tier_order(level: &str) -> (u8, String) {
 fn changes_of<'c>(
     conn: &Connection,
     w: &Window<'_>,
+    routing: &Routing,
     cache: &'c mut Option<Vec<Change>>,
 ) -> rusqlite::Result<&'c [Change]> {
     if cache.is_none() {
-        *cache = Some(changes(conn, w)?);
+        *cache = Some(changes(conn, w, routing)?);
     }
     Ok(cache.as_deref().unwrap_or_default())
 }

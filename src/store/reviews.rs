@@ -370,14 +370,14 @@ struct SkillState {
 
 pub(super) struct HeadRow {
     pub(super) id: i64,
-    skill_id: i64,
+    pub(super) skill_id: i64,
     skill: String,
     dir: Option<String>,
     tier: String,
-    decision: String,
+    pub(super) decision: String,
     categories: Option<String>,
     escalated_at: String,
-    approver: Option<String>,
+    pub(super) approver: Option<String>,
     review_id: Option<String>,
 }
 
@@ -424,6 +424,11 @@ pub(super) fn head_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<HeadRow> {
 }
 
 impl HeadRow {
+    /// A row a review appended (not the gate's).
+    pub(super) fn is_review(&self) -> bool {
+        self.review_id.is_some()
+    }
+
     fn key(&self) -> SkillKey {
         (self.skill.clone(), self.dir.clone(), self.skill_id)
     }

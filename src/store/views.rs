@@ -173,7 +173,10 @@ impl TrailView {
                     "CREATE TEMP TABLE approval_history AS
                          SELECT * FROM main.approval_history WHERE 0;
                      CREATE INDEX temp.approval_history_id ON approval_history(id);
-                     CREATE INDEX temp.approval_history_skill ON approval_history(skill_id);",
+                     CREATE INDEX temp.approval_history_skill ON approval_history(skill_id);
+                     CREATE INDEX temp.approval_history_pull_request
+                         ON approval_history(repository, pull_request);
+                     CREATE INDEX temp.approval_history_timestamp ON approval_history(timestamp);",
                 )
                 .map_err(read)?;
             for (segment, file) in &files {
