@@ -16,7 +16,8 @@ use super::{
 pub const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
 /// Shown for a value that is not there.
-const NONE: &str = "—";
+use super::figures::NONE;
+pub use super::figures::{fraction as percent, minutes, percent as percent_of_100};
 
 /// The page's style: the theme as custom properties, dark when the reader's system is.
 const STYLE: &str = "\
@@ -222,35 +223,8 @@ fn table(html: &mut String, caption: &str, columns: &[(&str, bool)], rows: Vec<V
     html.push_str("</tbody>\n</table></div>\n");
 }
 
-/// A rate stored as 0.0–1.0, as a percentage with one decimal: `95.7%`.
-pub fn percent(rate: f64) -> String {
-    percent_of_100(rate * 100.0)
-}
-
-/// A value already in percent, with one decimal: `82.8%`.
-fn percent_of_100(value: f64) -> String {
-    if value.is_finite() {
-        format!("{:.1}%", value + 0.0)
-    } else {
-        NONE.to_owned()
-    }
-}
-
 fn opt_percent(rate: Option<f64>) -> Cell {
     num(rate.map_or_else(|| NONE.to_owned(), percent))
-}
-
-/// A duration in minutes, readable: `95 min`, `22 h`, `2.0 d`.
-pub fn minutes(value: f64) -> String {
-    if !value.is_finite() || value < 0.0 {
-        NONE.to_owned()
-    } else if value < 120.0 {
-        format!("{value:.0} min")
-    } else if value < 48.0 * 60.0 {
-        format!("{:.0} h", value / 60.0)
-    } else {
-        format!("{:.1} d", value / 1440.0)
-    }
 }
 
 /// Whole hours waited: `5 h`, `3.0 d`.
@@ -264,18 +238,7 @@ fn hours(value: u64) -> String {
 
 /// A change in percentage points between two rates: `+2.1 pts`, `−6.4 pts`.
 fn points_change(from: f64, to: f64) -> String {
-    let delta = (to - from) * 100.0;
-    if !delta.is_finite() {
-        return NONE.to_owned();
-    }
-    let shown = format!("{:.1}", delta.abs());
-    if shown == "0.0" {
-        "0.0 pts".to_owned()
-    } else if delta > 0.0 {
-        format!("+{shown} pts")
-    } else {
-        format!("\u{2212}{shown} pts")
-    }
+    super::figures::points(to - from)
 }
 
 fn pass_rates(html: &mut String, p: &PassRates) {

@@ -18,7 +18,8 @@ use crate::render::markdown_text as esc;
 pub const MAX_CHARS: usize = 65_536;
 
 /// What a missing value shows.
-const NONE: &str = "—";
+use super::figures::NONE;
+use super::figures::{fraction as pct, minutes as duration, percent, points};
 
 /// The report as Markdown, at most [`MAX_CHARS`] characters.
 pub fn render(report: &Report) -> String {
@@ -770,54 +771,6 @@ fn names<'a>(
             }
         })
         .collect()
-}
-
-/// A fraction as a percentage with one decimal: `95.7%`.
-fn pct(fraction: f64) -> String {
-    percent(fraction * 100.0)
-}
-
-/// A percentage with one decimal: `98.0%`.
-fn percent(value: f64) -> String {
-    if value.is_finite() {
-        format!("{value:.1}%")
-    } else {
-        none()
-    }
-}
-
-/// A difference of two fractions in percentage points: `+2.1 pts`, `−6.4 pts`, `0.0 pts`.
-fn points(fraction: f64) -> String {
-    if !fraction.is_finite() {
-        return none();
-    }
-    let value = (fraction * 1000.0).round() / 10.0;
-    if value > 0.0 {
-        format!("+{value:.1} pts")
-    } else if value < 0.0 {
-        format!("−{:.1} pts", -value)
-    } else {
-        "0.0 pts".to_owned()
-    }
-}
-
-/// Minutes as a person reads them: `4.2 min`, `95 min`, `22 h`, `2.0 d`.
-fn duration(minutes: f64) -> String {
-    if !minutes.is_finite() || minutes < 0.0 {
-        none()
-    } else if minutes < 10.0 {
-        if minutes.fract() == 0.0 {
-            format!("{minutes:.0} min")
-        } else {
-            format!("{minutes:.1} min")
-        }
-    } else if minutes < 120.0 {
-        format!("{minutes:.0} min")
-    } else if minutes < 48.0 * 60.0 {
-        format!("{:.0} h", minutes / 60.0)
-    } else {
-        format!("{:.1} d", minutes / (24.0 * 60.0))
-    }
 }
 
 /// `1,204`.

@@ -9,6 +9,7 @@
 use serde::Serialize;
 
 pub mod csv;
+pub mod figures;
 pub mod html;
 pub mod json;
 pub mod markdown;
